@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// SHA-256 through OpenSSL's EVP interface, the one libcrypto keeps stable.
+#include "util/hash.hpp"
+
+#include <array>
+#include <fstream>
+#include <memory>
+#include <openssl/evp.h>
+
+namespace rig::util {
+
+namespace {
+
+using MdContext = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
+
+MdContext new_context() {
+    MdContext ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+    return ctx;
+}
+
+std::string finish(EVP_MD_CTX* ctx) {
+    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+    unsigned int length = 0;
+    EVP_DigestFinal_ex(ctx, digest.data(), &length);
+    static constexpr char k_hex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(length * 2);
+    for (unsigned int i = 0; i < length; ++i) {
+        out += k_hex[digest[i] >> 4];
+        out += k_hex[digest[i] & 0xf];
+    }
+    return out;
+}
+
+} // namespace
+
+std::string sha256_hex(std::string_view data) {
+    auto ctx = new_context();
+    EVP_DigestUpdate(ctx.get(), data.data(), data.size());
+    return finish(ctx.get());
+}
+
+Expected<std::string> sha256_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return fail(ErrorKind::infra, "cannot read " + path.string());
+    auto ctx = new_context();
+    std::array<char, 1 << 16> buffer{};
+    while (in) {
+        in.read(buffer.data(), buffer.size());
+        EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<size_t>(in.gcount()));
+    }
+    if (in.bad())
+        return fail(ErrorKind::infra, "read error on " + path.string());
+    return finish(ctx.get());
+}
+
+} // namespace rig::util

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// String helpers with no rig knowledge.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rig::util {
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator);
+std::vector<std::string> split(std::string_view text, char separator);
+std::string_view trim(std::string_view text);
+bool starts_with(std::string_view text, std::string_view prefix);
+
+// Edit distance counting a swap of neighbours as one edit, for "did you mean".
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word`, or "" when none is close enough to be a typo.
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+} // namespace rig::util

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// Tests of util/: units, strings, hashing.
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+#include "util/units.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace rig::util;
+using std::chrono::milliseconds;
+
+TEST(Units, DurationForms) {
+    EXPECT_EQ(parse_duration("90"), milliseconds(90'000));
+    EXPECT_EQ(parse_duration("90s"), milliseconds(90'000));
+    EXPECT_EQ(parse_duration("2m"), milliseconds(120'000));
+    EXPECT_EQ(parse_duration("1h30m"), milliseconds(5'400'000));
+    EXPECT_EQ(parse_duration("250ms"), milliseconds(250));
+    EXPECT_EQ(parse_duration("1m30s500ms"), milliseconds(90'500));
+}
+
+TEST(Units, DurationRejects) {
+    for (const char* bad : {"", "m", "1x", "-1s", "1.5s", "10 s", "99999999999999999999s", "1s2"})
+        EXPECT_FALSE(parse_duration(bad)) << bad;
+}
+
+TEST(Units, DurationFormat) {
+    EXPECT_EQ(format_duration(milliseconds(500)), "500ms");
+    EXPECT_EQ(format_duration(milliseconds(12'340)), "12.3s");
+    EXPECT_EQ(format_duration(milliseconds(20 * 60'000 + 40'000)), "20m 40s");
+    EXPECT_EQ(format_duration(milliseconds(2 * 3'600'000 + 60'000)), "2h 1m");
+}
+
+TEST(Units, Sizes) {
+    EXPECT_EQ(parse_size("8192"), 8192u);
+    EXPECT_EQ(parse_size("512K"), 524288u);
+    EXPECT_EQ(parse_size("1G"), 1ull << 30);
+    EXPECT_EQ(parse_size("1GiB"), 1ull << 30);
+    EXPECT_EQ(parse_size("2MB"), 2ull << 20);
+    EXPECT_FALSE(parse_size("1Q"));
+    EXPECT_FALSE(parse_size("K"));
+    EXPECT_FALSE(parse_size("99999999999999999999"));
+    EXPECT_FALSE(parse_size("99999999999T"));
+}
+
+TEST(Strings, SplitJoinTrim) {
+    EXPECT_EQ(split("a,b,,c", ','), (std::vector<std::string>{"a", "b", "", "c"}));
+    EXPECT_EQ(join({"a", "b"}, ", "), "a, b");
+    EXPECT_EQ(trim("  x y \n"), "x y");
+    EXPECT_EQ(trim("   "), "");
+}
+
+TEST(Strings, Suggestions) {
+    std::vector<std::string> keys{"fs", "msize", "cache", "config"};
+    EXPECT_EQ(closest_match("chache", keys), "cache");
+    EXPECT_EQ(closest_match("msiz", keys), "msize");
+    EXPECT_EQ(closest_match("workload", keys), "");
+    EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+    EXPECT_EQ(edit_distance("kmv", "kvm"), 1u);
+    EXPECT_EQ(closest_match("kmv", {"kvm", "tcg", "auto"}), "kvm");
+}
+
+TEST(Hash, KnownVectors) {
+    EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    EXPECT_EQ(sha256_hex("abc"),
+              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+#include "util/base64.hpp"
+
+TEST(Base64, DecodesAndRejects) {
+    EXPECT_EQ(base64_decode(""), "");
+    EXPECT_EQ(base64_decode("Zg=="), "f");
+    EXPECT_EQ(base64_decode("Zm8="), "fo");
+    EXPECT_EQ(base64_decode("Zm9v"), "foo");
+    EXPECT_EQ(base64_decode("AAEC"), std::string("\0\1\2", 3));
+    EXPECT_FALSE(base64_decode("Zm9"));
+    EXPECT_FALSE(base64_decode("Zm9v!!!!"));
+}
