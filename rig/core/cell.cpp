@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// Cell identity.
+#include "core/cell.hpp"
+
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+
+#include <algorithm>
+
+namespace rig::core {
+
+Fs Cell::fs() const {
+    return parse_fs(param("fs")).value_or(Fs::v9p);
+}
+
+std::optional<uint64_t> Cell::msize() const {
+    auto it = params.find("msize");
+    if (it == params.end())
+        return std::nullopt;
+    return std::stoull(it->second);
+}
+
+std::string Cell::cache() const {
+    return param("cache");
+}
+
+std::string Cell::param(const std::string& axis) const {
+    auto it = params.find(axis);
+    return it == params.end() ? std::string() : it->second;
+}
+
+namespace {
+
+std::string config_label(const Kernel& kernel, const std::map<std::string, std::string>& params) {
+    switch (kernel.source) {
+    case KernelSource::debian:
+        return "debian";
+    case KernelSource::image:
+        return "image";
+    case KernelSource::git:
+        break;
+    }
+    if (auto it = params.find("config"); it != params.end())
+        return it->second;
+    std::vector<std::string> named;
+    std::copy_if(kernel.config.begin(), kernel.config.end(), std::back_inserter(named),
+                 [](const std::string& fragment) { return fragment != "base"; });
+    return named.empty() ? "base" : util::join(named, "+");
+}
+
+} // namespace
+
+Cell make_cell(const Scenario& scenario, size_t kernel_index,
+               std::map<std::string, std::string> params) {
+    const Kernel& kernel = scenario.kernels.at(kernel_index);
+    Cell cell;
+    cell.kernel = kernel_index;
+    cell.kernel_name = kernel.name;
+    cell.config = config_label(kernel, params);
+    if (kernel.source == KernelSource::git) {
+        cell.fragments = kernel.config;
+        if (auto it = params.find("config"); it != params.end())
+            cell.fragments.push_back(it->second);
+    }
+    cell.params = std::move(params);
+
+    // std::map iterates sorted, so YAML key order cannot leak into the id.
+    cell.canonical = "kernel{" + kernel.canonical() + "}";
+    for (const auto& [axis, value] : cell.params)
+        cell.canonical += ";" + axis + "=" + value;
+    cell.canonical += ";workload{" + scenario.workload.canonical() + "}";
+    cell.canonical += ";guest{" + scenario.guest.canonical() + "}";
+    cell.id = util::sha256_hex(cell.canonical).substr(0, 12);
+    return cell;
+}
+
+} // namespace rig::core

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// A cell: one point of the matrix, with a stable id derived from its canonical parameters.
+#pragma once
+
+#include "core/fs.hpp"
+#include "core/scenario.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rig::core {
+
+struct Cell {
+    std::string id;    // 12 hex digits of sha256(canonical)
+    size_t kernel = 0; // index into Scenario::kernels
+    std::string kernel_name;
+    std::map<std::string, std::string> params; // applicable axes only, canonical values
+    std::string config;                        // label: "debug", "base", "debian", "image"
+    std::vector<std::string> fragments;        // git kernels: fragments in apply order
+    std::string canonical;
+
+    Fs fs() const;
+    std::optional<uint64_t> msize() const;
+    std::string cache() const; // "" = the filesystem's default
+    std::string param(const std::string& axis) const;
+};
+
+// Fills id, canonical, config and fragments from kernel, params and the scenario.
+Cell make_cell(const Scenario& scenario, size_t kernel, std::map<std::string, std::string> params);
+
+} // namespace rig::core

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// Outcome classification. The order of the tests is the order of precedence.
+#include "core/classify.hpp"
+
+namespace rig::core {
+
+Outcome classify(const SampleFacts& facts) {
+    if (facts.interrupted)
+        return Outcome::aborted;
+    if (facts.start_failed || facts.helper_failed)
+        return Outcome::infra_error;
+    // A panic wins over the timeouts it may have caused, whoever noticed first.
+    if (facts.panic_on_console)
+        return Outcome::kernel_panic;
+    if (facts.boot_timed_out)
+        return Outcome::boot_timeout;
+    if (facts.workload_timed_out)
+        return Outcome::workload_timeout;
+    if (facts.silent)
+        return Outcome::console_silence;
+    if (facts.vm_exit && *facts.vm_exit != 0) {
+        // pvpanic turns a panic into exit status 1; a QEMU that failed before the agent
+        // said hello, or died by a signal, is the machinery's failure.
+        if (facts.hello && *facts.vm_exit == 1)
+            return Outcome::kernel_panic;
+        return Outcome::infra_error;
+    }
+    if (facts.setup_failed)
+        return Outcome::workload_failed;
+    if (!facts.ended)
+        return facts.hello ? Outcome::workload_failed : Outcome::infra_error;
+    if (facts.workload_exit != 0)
+        return Outcome::workload_failed;
+    return facts.error_lines > 0 ? Outcome::errors : Outcome::ok;
+}
+
+} // namespace rig::core

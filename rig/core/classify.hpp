@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// The outcome class of a sample, from what the host saw. Pure, so every path is tested.
+#pragma once
+
+#include "core/sample.hpp"
+
+#include <optional>
+
+namespace rig::core {
+
+struct SampleFacts {
+    bool interrupted = false;        // Ctrl-C or SIGTERM reached rig
+    bool start_failed = false;       // the hypervisor could not start the guest
+    bool helper_failed = false;      // virtiofsd died under a running guest
+    bool boot_timed_out = false;     // no workload start within timeouts.boot
+    bool workload_timed_out = false; // no workload end within timeouts.workload
+    bool silent = false;             // no output at all for timeouts.silence
+    std::optional<int> vm_exit;      // the VM's exit status; nullopt when rig stopped it
+    bool hello = false;              // the agent ran
+    bool setup_failed = false;       // the agent could not mount or prepare
+    bool ended = false;              // the agent reported the workload's end
+    int workload_exit = 0;
+    bool panic_on_console = false; // "Kernel panic" printed
+    int error_lines = 0;
+};
+
+Outcome classify(const SampleFacts& facts);
+
+} // namespace rig::core

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+// Error lines and signatures. Plain substring tests, not regexes: a workload may print
+// megabytes, and this runs over all of it.
+#include "core/evidence.hpp"
+
+#include "util/strings.hpp"
+
+#include <array>
+#include <cctype>
+
+namespace rig::core {
+
+namespace {
+
+bool contains(std::string_view line, std::string_view needle) {
+    return line.find(needle) != std::string_view::npos;
+}
+
+bool contains_any(std::string_view line, std::initializer_list<std::string_view> needles) {
+    for (auto needle : needles)
+        if (contains(line, needle))
+            return true;
+    return false;
+}
+
+// "[   12.345678] " printk timestamps and a "<4>" priority prefix carry no meaning here.
+std::string_view strip_prefixes(std::string_view line) {
+    if (line.size() > 2 && line[0] == '<' && std::isdigit(static_cast<unsigned char>(line[1])) &&
+        line[2] == '>')
+        line.remove_prefix(3);
+    if (!line.empty() && line[0] == '[') {
+        size_t close = line.find(']');
+        if (close != std::string_view::npos && close < 20)
+            line.remove_prefix(close + 1);
+    }
+    while (!line.empty() && line[0] == ' ')
+        line.remove_prefix(1);
+    return line;
+}
+
+bool is_filesystem_line(std::string_view line) {
+    return contains_any(line, {"9pnet", "9p:", "v9fs", "netfs", "fscache", "FS-Cache",
+                               "fuse:", "virtio-fs", "virtiofs", "virtio_fs"});
+}
+
+bool says_error(std::string_view line) {
+    return contains_any(line, {"error", "Error", "ERROR", "fail", "Fail", "invalid"});
+}
+
+bool is_word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_hex(char c) {
+    return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+}
+
+} // namespace
+
+std::optional<Severity> classify_line(std::string_view raw) {
+    std::string_view line = strip_prefixes(raw);
+    if (line.empty())
+        return std::nullopt;
+    if (contains_any(line, {"Kernel panic", "BUG:", "Oops:", "Oops#", "general protection fault",
+                            "Unable to handle kernel", "watchdog: BUG", "INFO: task"}))
+        return Severity::error;
+    if (contains_any(line, {"WARNING:", "Call Trace:", "------------[ cut here ]"}))
+        return contains(line, "cut here") ? std::nullopt : std::optional(Severity::warning);
+    if (contains_any(line, {"Bad file descriptor", "Input/output error", "Stale file handle",
+                            "Transport endpoint is not connected"}))
+        return Severity::error;
+    // Compiler and make diagnostics.
+    if (contains_any(line, {": error:", "fatal error:", "undefined reference to", "make: ***",
+                            "make[1]: ***", "Segmentation fault"}))
+        return Severity::error;
+    if (contains(line, ": warning:"))
+        return Severity::warning;
+    // Filesystem and transport subsystems print progress at info level too ("9pnet:
+    // Installing ..."); on the console, without levels, only their errors count.
+    if (is_filesystem_line(line) && says_error(line))
+        return Severity::error;
+    return std::nullopt;
+}
+
+std::optional<Severity> classify_kernel_line(int level, std::string_view line) {
+    // KERN_NOTICE and below: boot chatter, however alarming it sounds. The kernel
+    // announces a power-off at KERN_EMERG; that is the agent's normal end.
+    if (level > 4 || util::starts_with(strip_prefixes(line), "reboot: "))
+        return std::nullopt;
+    if (auto severity = classify_line(line))
+        return severity;
+    if (level <= 3)
+        return Severity::error;
+    // KERN_WARNING from the subsystems rig tests; other warn-level boot noise under
+    // TCG (MTRR, unstable clock) is not about filesystems.
+    if (is_filesystem_line(strip_prefixes(line)))
+        return Severity::warning;
+    return std::nullopt;
+}
+
+std::string signature_of(std::string_view raw) {
+    std::string_view line = strip_prefixes(raw);
+    std::string out;
+    out.reserve(line.size());
+    size_t i = 0;
+    while (i < line.size() && out.size() < 240) {
+        char c = line[i];
+        bool word_start = i == 0 || !is_word_char(line[i - 1]);
+        if (word_start && c == '0' && i + 1 < line.size() &&
+            (line[i + 1] == 'x' || line[i + 1] == 'X')) {
+            i += 2;
+            while (i < line.size() && is_hex(line[i]))
+                ++i;
+            out += "0x?";
+            continue;
+        }
+        if (word_start && is_hex(c)) {
+            // A run of hex digits of 8 or more is an address or a hash, whatever it starts with.
+            size_t end = i;
+            while (end < line.size() && is_hex(line[end]))
+                ++end;
+            bool digits_only = true;
+            for (size_t k = i; k < end; ++k)
+                digits_only &= std::isdigit(static_cast<unsigned char>(line[k])) != 0;
+            if ((end - i >= 8 || digits_only) && (end == line.size() || !is_word_char(line[end]))) {
+                out += digits_only && end - i < 8 ? "N" : "?";
+                i = end;
+                continue;
+            }
+        }
+        if (std::isdigit(static_cast<unsigned char>(c))) {
+            while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])))
+                ++i;
+            out += 'N';
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r') {
+            if (!out.empty() && out.back() != ' ')
+                out += ' ';
+            ++i;
+            continue;
+        }
+        out += c;
+        ++i;
+    }
+    while (!out.empty() && out.back() == ' ')
+        out.pop_back();
+    return out;
+}
+
+namespace {
+
+void add_line(Scan& scan, Severity severity, std::string_view source, std::string_view line,
+              size_t max_lines) {
+    (severity == Severity::error ? scan.errors : scan.warnings)++;
+    if (scan.lines.size() >= max_lines)
+        return;
+    // Very long lines are junk or binary; keep enough to recognise them.
+    std::string kept(line.substr(0, 1000));
+    while (!kept.empty() && (kept.back() == '\r' || kept.back() == ' '))
+        kept.pop_back();
+    scan.lines.push_back({severity, std::string(source), kept, signature_of(kept)});
+}
+
+} // namespace
+
+namespace {
+
+template <typename F> void for_each_line(std::string_view text, F&& on_line) {
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string_view::npos)
+            end = text.size();
+        on_line(text.substr(start, end - start));
+        start = end + 1;
+    }
+}
+
+} // namespace
+
+Scan scan_text(std::string_view text, std::string_view source, size_t max_lines) {
+    Scan scan;
+    for_each_line(text, [&](std::string_view line) {
+        if (auto severity = classify_line(line))
+            add_line(scan, *severity, source, line, max_lines);
+    });
+    return scan;
+}
+
+Scan scan_console(std::string_view text, size_t max_lines) {
+    Scan scan;
+    for_each_line(text, [&](std::string_view line) {
+        std::optional<Severity> severity;
+        if (line.size() > 3 && line[0] == '<' &&
+            std::isdigit(static_cast<unsigned char>(line[1]))) {
+            size_t close = line.find('>');
+            int priority = 0;
+            for (size_t i = 1; i < close && std::isdigit(static_cast<unsigned char>(line[i])); ++i)
+                priority = priority * 10 + (line[i] - '0');
+            if (close != std::string_view::npos && close < 5) {
+                line.remove_prefix(close + 1);
+                severity = classify_kernel_line(priority % 8, line);
+            }
+        } else {
+            severity = classify_line(line);
+        }
+        if (severity)
+            add_line(scan, *severity, "console", line, max_lines);
+    });
+    return scan;
+}
+
+void merge_scan(Scan& into, Scan more, size_t max_lines) {
+    into.errors += more.errors;
+    into.warnings += more.warnings;
+    for (auto& line : more.lines) {
+        if (into.lines.size() >= max_lines)
+            break;
+        into.lines.push_back(std::move(line));
+    }
+}
+
+} // namespace rig::core

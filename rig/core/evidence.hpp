@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// Finding error and warning lines in guest output, and their normalized signatures.
+#pragma once
+
+#include "core/sample.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rig::core {
+
+// Kernel WARNING/BUG/Oops/Call Trace/panic, 9pnet/netfs/fuse/virtio-fs errors, I/O error
+// strings (EBADF, EIO, ESTALE) and compiler diagnostics. nullopt for an ordinary line.
+std::optional<Severity> classify_line(std::string_view line);
+
+// A kernel log line with its printk level (0 emerg .. 7 debug): the patterns above,
+// plus any error-level line, plus warn-level lines of the filesystem subsystems.
+std::optional<Severity> classify_kernel_line(int level, std::string_view line);
+
+// The line with timestamps, addresses, numbers and pids replaced, so that the same
+// failure in two boots has the same signature.
+std::string signature_of(std::string_view line);
+
+// Every classified line of `text`, at most `max_lines` of them (the rest are counted).
+struct Scan {
+    std::vector<ErrorLine> lines;
+    int errors = 0;
+    int warnings = 0;
+};
+Scan scan_text(std::string_view text, std::string_view source, size_t max_lines = 200);
+// The guest console, whose kernel lines carry their printk level as a "<N>" prefix
+// (console_msg_format=syslog): classified with classify_kernel_line, and stored without
+// the prefix. Lines without one are classified by classify_line.
+Scan scan_console(std::string_view text, size_t max_lines = 200);
+
+// Adds `more` into `into`, keeping its line limit and counting what it drops.
+void merge_scan(Scan& into, Scan more, size_t max_lines = 200);
+
+} // namespace rig::core

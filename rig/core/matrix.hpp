@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+// Matrix expansion: kernels x applicable axes, minus exclude rules, plus include rules.
+#pragma once
+
+#include "core/cell.hpp"
+#include "core/scenario.hpp"
+#include "util/error.hpp"
+
+#include <vector>
+
+namespace rig::core {
+
+// Cells in kernel order, then axis order, then value order as written. Errors name the
+// offending value: a cache invalid for its fs, or a matrix left empty by exclusions.
+Expected<std::vector<Cell>> expand(const Scenario& scenario);
+
+} // namespace rig::core

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// Canonical texts of scenario parts; they feed cell ids, so changing one changes every id.
+#include "core/scenario.hpp"
+
+#include "util/strings.hpp"
+
+namespace rig::core {
+
+std::string Kernel::canonical() const {
+    std::string out = "name=" + name + ";";
+    switch (source) {
+    case KernelSource::debian:
+        out += "debian=" + package;
+        break;
+    case KernelSource::image:
+        out += "image=" + image + ";modules=" + modules;
+        break;
+    case KernelSource::git:
+        out += "git=" + repo + ";ref=" + ref + ";config=" + util::join(config, ",") +
+               ";patches=" + util::join(patches, ",") + ";options=";
+        for (const auto& [option, value] : options)
+            out += option + "=" + value + ",";
+        break;
+    }
+    return out;
+}
+
+std::string Workload::canonical() const {
+    switch (kind) {
+    case WorkloadKind::generate:
+        return "generate:units=" + std::to_string(generate.units) +
+               ",headers=" + std::to_string(generate.headers) +
+               ",functions=" + std::to_string(generate.functions) + ";command=" + command;
+    case WorkloadKind::tree:
+        return "tree=" + tree + ";command=" + command;
+    case WorkloadKind::command:
+        return "command=" + command;
+    }
+    return {};
+}
+
+std::string Guest::canonical() const {
+    // The accelerator is recorded per sample, not part of the cell: the same
+    // matrix must compare across a KVM laptop and a TCG CI machine.
+    return "memory=" + std::to_string(memory_mib) + "M;cpus=" + std::to_string(cpus);
+}
+
+} // namespace rig::core

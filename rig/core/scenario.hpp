@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// The scenario: what the user declared in YAML, as plain domain types.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rig::core {
+
+// A position in the scenario file, 1-based; line 0 means "unknown".
+struct Loc {
+    int line = 0;
+    int column = 0;
+};
+
+// A value with the place it was written and its key path ("matrix.cache[2]").
+struct Located {
+    std::string value;
+    Loc loc;
+    std::string path;
+};
+
+enum class KernelSource { debian, image, git };
+
+struct Kernel {
+    std::string name;
+    KernelSource source = KernelSource::debian;
+    std::string package;                        // debian: linux-image-... package name
+    std::string image;                          // image: path to a bzImage
+    std::string modules;                        // image: optional modules folder
+    std::string repo;                           // git: repository path
+    std::string ref;                            // git: any rev git understands
+    std::vector<std::string> config;            // git: fragments applied to every cell
+    std::vector<std::string> patches;           // git: patch/mbox files for `git am`
+    std::map<std::string, std::string> options; // git: extra CONFIG_X: y|m|n|value
+    Loc loc;
+    std::string path; // "kernels[2]"
+
+    // Text that identifies what is built or fetched; the name is included because
+    // two entries with the same source are distinct series in a report.
+    std::string canonical() const;
+};
+
+// One axis of the matrix as written: its name and values, in file order.
+struct AxisValues {
+    std::string name;
+    std::vector<Located> values;
+    // Only for `cache`, which may be given per fs: {9p: [...], virtiofs: [...]}.
+    std::map<std::string, std::vector<Located>> by_fs;
+    Loc loc;
+};
+
+// An include or exclude entry: axis (or "kernel") -> accepted values.
+struct Rule {
+    std::map<std::string, std::vector<Located>> match;
+    Loc loc;
+    std::string path;
+};
+
+enum class WorkloadKind { generate, tree, command };
+
+struct GenerateParams {
+    int units = 40;     // translation units
+    int headers = 3;    // shared headers every unit includes
+    int functions = 20; // functions per unit
+};
+
+struct Workload {
+    WorkloadKind kind = WorkloadKind::generate;
+    GenerateParams generate;
+    std::string tree;    // tree: host folder copied fresh into the share per sample
+    std::string command; // run by the guest's sh in the share
+    std::string canonical() const;
+};
+
+enum class Accel { auto_detect, kvm, tcg };
+enum class Backend { qemu, libvirt };
+
+struct Guest {
+    uint64_t memory_mib = 1024;
+    int cpus = 2;
+    Accel accel = Accel::auto_detect;
+    std::string canonical() const;
+};
+
+struct Timeouts {
+    std::chrono::milliseconds boot{std::chrono::minutes(2)};
+    std::chrono::milliseconds workload{std::chrono::minutes(20)};
+    std::chrono::milliseconds silence{std::chrono::minutes(5)};
+};
+
+struct Scenario {
+    std::string file; // path as given, for messages
+    std::string text; // the YAML as read, stored with each run
+    std::string name;
+    std::vector<Kernel> kernels;
+    std::vector<AxisValues> matrix;
+    Loc matrix_loc;
+    std::vector<Rule> exclude;
+    std::vector<Rule> include;
+    Workload workload;
+    int repeat = 1;
+    int warmup = 0;
+    Guest guest;
+    Timeouts timeouts;
+    Backend backend = Backend::qemu;
+    std::string uri = "qemu:///system";
+    std::vector<std::string> hosts;
+};
+
+} // namespace rig::core

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+// Tests of core/classify (every branch, in precedence order) and core/stats (against R).
+#include "core/classify.hpp"
+#include "core/stats.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace rig::core;
+
+namespace {
+
+// A run that went well: the agent said hello and the workload ended with status 0.
+SampleFacts clean() {
+    SampleFacts facts;
+    facts.vm_exit = 0;
+    facts.hello = true;
+    facts.ended = true;
+    return facts;
+}
+
+// Everything that can go wrong at once, so each precedence test can show what wins.
+SampleFacts everything_wrong() {
+    SampleFacts facts;
+    facts.interrupted = true;
+    facts.start_failed = true;
+    facts.helper_failed = true;
+    facts.boot_timed_out = true;
+    facts.workload_timed_out = true;
+    facts.silent = true;
+    facts.vm_exit = 1;
+    facts.hello = true;
+    facts.setup_failed = true;
+    facts.ended = false;
+    facts.workload_exit = 2;
+    facts.panic_on_console = true;
+    facts.error_lines = 5;
+    return facts;
+}
+
+} // namespace
+
+TEST(Classify, Ok) {
+    EXPECT_EQ(classify(clean()), Outcome::ok);
+}
+
+TEST(Classify, InterruptedWinsOverAll) {
+    EXPECT_EQ(classify(everything_wrong()), Outcome::aborted);
+}
+
+TEST(Classify, StartOrHelperFailureIsInfra) {
+    SampleFacts facts = everything_wrong();
+    facts.interrupted = false;
+    EXPECT_EQ(classify(facts), Outcome::infra_error);
+    facts.start_failed = false;
+    EXPECT_EQ(classify(facts), Outcome::infra_error); // helper_failed alone
+    facts = clean();
+    facts.helper_failed = true;
+    EXPECT_EQ(classify(facts), Outcome::infra_error);
+}
+
+TEST(Classify, PanicWinsOverTimeouts) {
+    SampleFacts facts = everything_wrong();
+    facts.interrupted = facts.start_failed = facts.helper_failed = false;
+    EXPECT_EQ(classify(facts), Outcome::kernel_panic);
+    facts = clean();
+    facts.panic_on_console = true;
+    EXPECT_EQ(classify(facts), Outcome::kernel_panic);
+}
+
+TEST(Classify, Timeouts) {
+    SampleFacts facts = everything_wrong();
+    facts.interrupted = facts.start_failed = facts.helper_failed = facts.panic_on_console = false;
+    EXPECT_EQ(classify(facts), Outcome::boot_timeout);
+    facts.boot_timed_out = false;
+    EXPECT_EQ(classify(facts), Outcome::workload_timeout);
+    facts.workload_timed_out = false;
+    EXPECT_EQ(classify(facts), Outcome::console_silence);
+}
+
+TEST(Classify, VmExitStatus) {
+    SampleFacts facts = clean();
+    facts.vm_exit = 1; // pvpanic after the agent ran
+    facts.ended = false;
+    EXPECT_EQ(classify(facts), Outcome::kernel_panic);
+    facts.hello = false; // QEMU refused its arguments
+    EXPECT_EQ(classify(facts), Outcome::infra_error);
+    facts.hello = true;
+    facts.vm_exit = 137; // killed by a signal
+    EXPECT_EQ(classify(facts), Outcome::infra_error);
+    facts.vm_exit = 2;
+    EXPECT_EQ(classify(facts), Outcome::infra_error);
+    // A non-zero exit wins over what the agent said.
+    facts = clean();
+    facts.vm_exit = 1;
+    facts.setup_failed = true;
+    EXPECT_EQ(classify(facts), Outcome::kernel_panic);
+}
+
+TEST(Classify, SetupFailure) {
+    SampleFacts facts = clean();
+    facts.setup_failed = true;
+    facts.ended = false;
+    EXPECT_EQ(classify(facts), Outcome::workload_failed);
+    facts.vm_exit.reset(); // rig stopped the VM
+    EXPECT_EQ(classify(facts), Outcome::workload_failed);
+}
+
+TEST(Classify, NoEnd) {
+    SampleFacts facts = clean();
+    facts.ended = false;
+    EXPECT_EQ(classify(facts), Outcome::workload_failed);
+    facts.hello = false; // exit 0 without the agent: never taken as success
+    EXPECT_EQ(classify(facts), Outcome::infra_error);
+}
+
+TEST(Classify, WorkloadStatusAndErrorLines) {
+    SampleFacts facts = clean();
+    facts.workload_exit = 2;
+    facts.error_lines = 3;
+    EXPECT_EQ(classify(facts), Outcome::workload_failed);
+    facts.workload_exit = 0;
+    EXPECT_EQ(classify(facts), Outcome::errors);
+    facts.vm_exit.reset();
+    facts.error_lines = 0;
+    EXPECT_EQ(classify(facts), Outcome::ok);
+}
+
+// Expected values from R 4.x: quantile(x, p) (type 7 is R's default), mean(x), sd(x).
+TEST(Stats, QuartilesMatchR) {
+    Summary s = summarize({4, 1, 3, 2});
+    EXPECT_EQ(s.n, 4u);
+    EXPECT_DOUBLE_EQ(s.q1, 1.75);
+    EXPECT_DOUBLE_EQ(s.median, 2.5);
+    EXPECT_DOUBLE_EQ(s.q3, 3.25);
+    EXPECT_DOUBLE_EQ(s.mean, 2.5);
+    EXPECT_NEAR(s.stddev, 1.290994, 1e-6);
+    EXPECT_DOUBLE_EQ(s.min, 1);
+    EXPECT_DOUBLE_EQ(s.max, 4);
+}
+
+TEST(Stats, TiesMatchR) {
+    Summary s = summarize({9, 2, 4, 7, 4, 5, 4, 5});
+    EXPECT_EQ(s.n, 8u);
+    EXPECT_DOUBLE_EQ(s.q1, 4);
+    EXPECT_DOUBLE_EQ(s.median, 4.5);
+    EXPECT_DOUBLE_EQ(s.q3, 5.5);
+    EXPECT_DOUBLE_EQ(s.mean, 5);
+    EXPECT_NEAR(s.stddev, 2.13809, 1e-5);
+    EXPECT_DOUBLE_EQ(s.min, 2);
+    EXPECT_DOUBLE_EQ(s.max, 9);
+}
+
+TEST(Stats, QuantileMatchesR) {
+    std::vector<double> sorted{10, 20, 30, 40, 50};
+    EXPECT_DOUBLE_EQ(quantile(sorted, 0), 10);
+    EXPECT_DOUBLE_EQ(quantile(sorted, 0.1), 14);
+    EXPECT_DOUBLE_EQ(quantile(sorted, 0.9), 46);
+    EXPECT_DOUBLE_EQ(quantile(sorted, 1), 50);
+    EXPECT_DOUBLE_EQ(quantile({}, 0.5), 0);
+    EXPECT_DOUBLE_EQ(quantile({3}, 0.75), 3);
+}
+
+TEST(Stats, EmptyAndSingle) {
+    Summary none = summarize({});
+    EXPECT_EQ(none.n, 0u);
+    EXPECT_EQ(none.median, 0);
+    EXPECT_EQ(none.q1, 0);
+    EXPECT_EQ(none.q3, 0);
+    EXPECT_EQ(none.stddev, 0);
+
+    Summary one = summarize({7.25});
+    EXPECT_EQ(one.n, 1u);
+    EXPECT_DOUBLE_EQ(one.median, 7.25);
+    EXPECT_DOUBLE_EQ(one.q1, 7.25);
+    EXPECT_DOUBLE_EQ(one.q3, 7.25);
+    EXPECT_DOUBLE_EQ(one.mean, 7.25);
+    EXPECT_DOUBLE_EQ(one.min, 7.25);
+    EXPECT_DOUBLE_EQ(one.max, 7.25);
+    EXPECT_EQ(one.stddev, 0); // R gives NA; rig reports no spread
+}
