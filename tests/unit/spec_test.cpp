@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+// Unit tests of rig::spec on valid scenarios: values, defaults, canonical forms and cells.
+#include "core/matrix.hpp"
+#include "spec/spec.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <set>
+#include <sstream>
+
+namespace rig::spec {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+fs::path data_dir() {
+    const char* dir = std::getenv("RIG_TEST_DATA");
+    return dir ? fs::path(dir) : fs::path("tests/data");
+}
+
+core::Scenario load_good(const std::string& name) {
+    auto scenario = load_scenario(data_dir() / "good" / name);
+    EXPECT_TRUE(scenario) << (scenario ? "" : scenario.error().message);
+    return scenario ? *scenario : core::Scenario{};
+}
+
+core::Scenario parse_ok(const std::string& text) {
+    auto scenario = parse_scenario(text, "test.yaml");
+    EXPECT_TRUE(scenario) << (scenario ? "" : scenario.error().message);
+    return scenario ? *scenario : core::Scenario{};
+}
+
+std::vector<core::Cell> cells_of(const core::Scenario& scenario) {
+    auto cells = core::expand(scenario);
+    EXPECT_TRUE(cells) << (cells ? "" : cells.error().message);
+    return cells ? *cells : std::vector<core::Cell>{};
+}
+
+std::set<std::string> ids_of(const core::Scenario& scenario) {
+    std::set<std::string> ids;
+    for (const core::Cell& cell : cells_of(scenario))
+        ids.insert(cell.id);
+    return ids;
+}
+
+// "kernel fs msize cache config" per cell, sorted, to compare against a readable list.
+std::set<std::string> describe_cells(const core::Scenario& scenario) {
+    std::set<std::string> out;
+    for (const core::Cell& cell : cells_of(scenario)) {
+        std::string line = cell.kernel_name;
+        for (const auto& [axis, value] : cell.params)
+            line += " " + axis + "=" + value;
+        out.insert(line);
+    }
+    return out;
+}
+
+const core::AxisValues& axis(const core::Scenario& scenario, const std::string& name) {
+    static const core::AxisValues k_none;
+    for (const core::AxisValues& axis : scenario.matrix)
+        if (axis.name == name)
+            return axis;
+    ADD_FAILURE() << "no axis " << name;
+    return k_none;
+}
+
+std::vector<std::string> values_of(const std::vector<core::Located>& values) {
+    std::vector<std::string> out;
+    for (const core::Located& value : values)
+        out.push_back(value.value);
+    return out;
+}
+
+const std::string k_head =
+    "name: t\n"
+    "kernels:\n"
+    "  - {name: deb-6.1, debian: linux-image-6.1.0-57-amd64}\n"
+    "  - {name: deb-6.12, debian: linux-image-6.12.113+deb12-amd64-unsigned}\n";
+
+TEST(spec, quickstart_values_and_locations) {
+    core::Scenario scenario = load_good("quickstart.yaml");
+    EXPECT_EQ(scenario.name, "9p-cache-msize");
+    EXPECT_EQ(scenario.file, (data_dir() / "good" / "quickstart.yaml").string());
+    std::ifstream in(data_dir() / "good" / "quickstart.yaml");
+    std::stringstream raw;
+    raw << in.rdbuf();
+    EXPECT_EQ(scenario.text, raw.str());
+
+    ASSERT_EQ(scenario.kernels.size(), 2u);
+    EXPECT_EQ(scenario.kernels[1].name, "deb-6.12");
+    EXPECT_EQ(scenario.kernels[1].source, core::KernelSource::debian);
+    EXPECT_EQ(scenario.kernels[1].package, "linux-image-6.12.113+deb12-amd64-unsigned");
+    EXPECT_EQ(scenario.kernels[1].path, "kernels[1]");
+    EXPECT_EQ(scenario.kernels[1].loc.line, 5);
+    EXPECT_EQ(scenario.kernels[1].loc.column, 5);
+
+    const core::AxisValues& msize = axis(scenario, "msize");
+    EXPECT_EQ(values_of(msize.values), (std::vector<std::string>{"8192", "524288"}));
+    EXPECT_EQ(msize.values[1].path, "matrix.msize[1]");
+    EXPECT_EQ(msize.values[1].loc.line, 8);
+    EXPECT_EQ(msize.values[1].loc.column, 17);
+    EXPECT_EQ(msize.loc.line, 8);
+    EXPECT_EQ(msize.loc.column, 10);
+    EXPECT_EQ(scenario.matrix_loc.line, 7);
+    EXPECT_EQ(scenario.matrix_loc.column, 3);
+
+    ASSERT_EQ(scenario.exclude.size(), 2u);
+    EXPECT_EQ(scenario.exclude[1].path, "exclude[1]");
+    EXPECT_EQ(scenario.exclude[1].loc.line, 12);
+    EXPECT_EQ(scenario.exclude[1].match.at("cache")[0].path, "exclude[1].cache");
+    ASSERT_EQ(scenario.include.size(), 1u);
+    EXPECT_EQ(values_of(scenario.include[0].match.at("msize")),
+              (std::vector<std::string>{"4186112"}));
+
+    EXPECT_EQ(scenario.workload.kind, core::WorkloadKind::generate);
+    EXPECT_EQ(scenario.workload.command, "make -j2");
+    EXPECT_EQ(scenario.repeat, 3);
+    EXPECT_EQ(scenario.warmup, 1);
+    EXPECT_EQ(scenario.guest.memory_mib, 1024u);
+    EXPECT_EQ(scenario.timeouts.workload, 20min);
+}
+
+TEST(spec, quickstart_cells_through_exclude_and_include) {
+    core::Scenario scenario = load_good("quickstart.yaml");
+    std::set<std::string> cells = describe_cells(scenario);
+    // Per kernel: 9p x 2 msizes x 3 caches, and virtiofs with only `none` left by the
+    // exclusions; plus the included 4 MiB cell for deb-6.1.
+    EXPECT_EQ(cells.size(), 15u);
+    EXPECT_TRUE(cells.count("deb-6.1 cache=loose fs=9p msize=4186112"));
+    EXPECT_FALSE(cells.count("deb-6.12 cache=loose fs=9p msize=4186112"));
+    EXPECT_TRUE(cells.count("deb-6.12 cache=none fs=virtiofs"));
+    EXPECT_FALSE(cells.count("deb-6.12 cache=mmap fs=virtiofs"));
+    EXPECT_TRUE(cells.count("deb-6.12 cache=mmap fs=9p msize=524288"));
+}
+
+TEST(spec, reordered_file_expands_to_the_same_cells) {
+    std::set<std::string> ids = ids_of(load_good("quickstart.yaml"));
+    EXPECT_EQ(ids.size(), 15u);
+    EXPECT_EQ(ids, ids_of(load_good("quickstart-reordered.yaml")));
+}
+
+TEST(spec, reordered_seed_scenario_expands_to_the_same_cells) {
+    const char* root = std::getenv("RIG_SOURCE_ROOT");
+    fs::path seed = fs::path(root ? root : ".") / "scenarios" / "9p-cache-msize.yaml";
+    if (!fs::exists(seed))
+        GTEST_SKIP() << seed << " not present";
+    auto original = load_scenario(seed);
+    ASSERT_TRUE(original) << original.error().message;
+    std::set<std::string> ids = ids_of(*original);
+    EXPECT_FALSE(ids.empty());
+    EXPECT_EQ(ids, ids_of(load_good("9p-cache-msize-reordered.yaml")));
+}
+
+TEST(spec, every_good_file_and_shipped_scenario_parses) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(data_dir() / "good"))
+        files.push_back(entry.path());
+    if (const char* root = std::getenv("RIG_SOURCE_ROOT");
+        root && fs::exists(fs::path(root) / "scenarios"))
+        for (const auto& entry : fs::directory_iterator(fs::path(root) / "scenarios"))
+            if (entry.path().extension() == ".yaml")
+                files.push_back(entry.path());
+    EXPECT_GE(files.size(), 5u);
+    for (const fs::path& file : files) {
+        auto scenario = load_scenario(file);
+        EXPECT_TRUE(scenario) << file << ": " << (scenario ? "" : scenario.error().message);
+    }
+}
+
+TEST(spec, defaults) {
+    core::Scenario scenario = load_good("minimal.yaml");
+    EXPECT_TRUE(scenario.matrix.empty());
+    EXPECT_EQ(scenario.matrix_loc.line, 2); // the top map: no matrix key to point at
+    EXPECT_EQ(scenario.matrix_loc.column, 1);
+    EXPECT_EQ(scenario.workload.kind, core::WorkloadKind::generate);
+    EXPECT_EQ(scenario.workload.generate.units, 40);
+    EXPECT_EQ(scenario.workload.generate.headers, 3);
+    EXPECT_EQ(scenario.workload.generate.functions, 20);
+    EXPECT_EQ(scenario.workload.command, "make -j2");
+    EXPECT_EQ(scenario.repeat, 1);
+    EXPECT_EQ(scenario.warmup, 0);
+    EXPECT_EQ(scenario.guest.memory_mib, 1024u);
+    EXPECT_EQ(scenario.guest.cpus, 2);
+    EXPECT_EQ(scenario.guest.accel, core::Accel::auto_detect);
+    EXPECT_EQ(scenario.timeouts.boot, 2min);
+    EXPECT_EQ(scenario.timeouts.workload, 20min);
+    EXPECT_EQ(scenario.timeouts.silence, 5min);
+    EXPECT_EQ(scenario.backend, core::Backend::qemu);
+    EXPECT_TRUE(scenario.hosts.empty());
+    // No matrix: one cell per kernel, on the default fs.
+    EXPECT_EQ(describe_cells(scenario), (std::set<std::string>{"deb-6.1 fs=9p"}));
+}
+
+TEST(spec, generate_defaults_apply_per_key) {
+    core::Scenario scenario = parse_ok(k_head + "workload:\n  generate:\n");
+    EXPECT_EQ(scenario.workload.generate.units, 40);
+    EXPECT_EQ(scenario.workload.command, "make -j2");
+    scenario = parse_ok(k_head + "workload: {generate: {units: 7}, command: make}\n");
+    EXPECT_EQ(scenario.workload.generate.units, 7);
+    EXPECT_EQ(scenario.workload.generate.functions, 20);
+    EXPECT_EQ(scenario.workload.command, "make");
+    scenario = parse_ok(k_head + "workload: {command: ./run.sh}\n");
+    EXPECT_EQ(scenario.workload.kind, core::WorkloadKind::command);
+    EXPECT_EQ(scenario.workload.command, "./run.sh");
+}
+
+TEST(spec, per_fs_cache) {
+    core::Scenario scenario = load_good("per-fs-cache.yaml");
+    const core::AxisValues& cache = axis(scenario, "cache");
+    EXPECT_TRUE(cache.values.empty());
+    ASSERT_EQ(cache.by_fs.size(), 2u);
+    EXPECT_EQ(values_of(cache.by_fs.at("virtiofs")), (std::vector<std::string>{"auto", "always"}));
+    EXPECT_EQ(cache.by_fs.at("virtiofs")[0].path, "matrix.cache.virtiofs[0]");
+    EXPECT_EQ(cache.by_fs.at("virtiofs")[0].loc.line, 10);
+    EXPECT_EQ(cache.by_fs.at("virtiofs")[0].loc.column, 16);
+    // A single scalar is a one-element list, path without an index.
+    const core::AxisValues& msize = axis(scenario, "msize");
+    EXPECT_EQ(values_of(msize.values), (std::vector<std::string>{"524288"}));
+    EXPECT_EQ(msize.values[0].path, "matrix.msize");
+    EXPECT_EQ(describe_cells(scenario), (std::set<std::string>{
+                                            "deb-6.12 cache=none fs=9p msize=524288",
+                                            "deb-6.12 cache=loose fs=9p msize=524288",
+                                            "deb-6.12 cache=mmap fs=9p msize=524288",
+                                            "deb-6.12 cache=auto fs=virtiofs",
+                                            "deb-6.12 cache=always fs=virtiofs",
+                                        }));
+}
+
+TEST(spec, git_and_image_kernels_with_rules) {
+    core::Scenario scenario = load_good("git-kernels.yaml");
+    ASSERT_EQ(scenario.kernels.size(), 2u);
+    const core::Kernel& git = scenario.kernels[0];
+    EXPECT_EQ(git.source, core::KernelSource::git);
+    EXPECT_EQ(git.repo, "/src/linux");
+    EXPECT_EQ(git.ref, "v6.1");
+    EXPECT_EQ(git.config, (std::vector<std::string>{"base", "debug"}));
+    EXPECT_EQ(git.patches, (std::vector<std::string>{"patches/0001-9p-fix.patch"}));
+    EXPECT_EQ(git.options, (std::map<std::string, std::string>{{"CONFIG_9P_FS_POSIX_ACL", "y"},
+                                                               {"CONFIG_NR_CPUS", "8"}}));
+    const core::Kernel& image = scenario.kernels[1];
+    EXPECT_EQ(image.source, core::KernelSource::image);
+    EXPECT_EQ(image.image, "/boot/vmlinuz-x");
+    EXPECT_EQ(image.modules, "/lib/modules/x");
+    EXPECT_EQ(scenario.workload.kind, core::WorkloadKind::tree);
+    EXPECT_EQ(scenario.workload.tree, "/src/small-project");
+    EXPECT_EQ(scenario.workload.command, "make -j4 all");
+    // The rule's "8192" was written 8192, the matrix's as 8K: both canonical.
+    EXPECT_EQ(values_of(scenario.exclude[0].match.at("msize")), (std::vector<std::string>{"8192"}));
+
+    EXPECT_EQ(describe_cells(scenario), (std::set<std::string>{
+                                            // v6.1: config x msize x cache, minus release+none.
+                                            "v6.1 cache=none config=debug fs=9p msize=8192",
+                                            "v6.1 cache=loose config=debug fs=9p msize=8192",
+                                            "v6.1 cache=none config=debug fs=9p msize=65536",
+                                            "v6.1 cache=loose config=debug fs=9p msize=65536",
+                                            "v6.1 cache=loose config=release fs=9p msize=8192",
+                                            "v6.1 cache=loose config=release fs=9p msize=65536",
+                                            // mine: no config axis, msize 8192 excluded.
+                                            "mine cache=loose fs=9p msize=65536",
+                                            "mine cache=none fs=9p msize=65536",
+                                            // the include: a virtiofs sub-matrix for mine only.
+                                            "mine cache=auto fs=virtiofs",
+                                            "mine cache=always fs=virtiofs",
+                                        }));
+}
+
+TEST(spec, libvirt_backend_guest_and_timeouts) {
+    core::Scenario scenario = load_good("libvirt.yaml");
+    EXPECT_EQ(scenario.name, "libvirt.hosts_1");
+    EXPECT_EQ(scenario.backend, core::Backend::libvirt);
+    EXPECT_EQ(scenario.uri, "qemu:///system");
+    EXPECT_EQ(scenario.hosts, (std::vector<std::string>{"qemu:///system", "qemu+ssh://b/system"}));
+    EXPECT_EQ(scenario.guest.memory_mib, 2048u);
+    EXPECT_EQ(scenario.guest.cpus, 4);
+    EXPECT_EQ(scenario.guest.accel, core::Accel::tcg);
+    EXPECT_EQ(scenario.timeouts.boot, 90s);
+    EXPECT_EQ(scenario.timeouts.workload, 90min);
+    EXPECT_EQ(scenario.timeouts.silence, 300s);
+    EXPECT_EQ(scenario.workload.kind, core::WorkloadKind::command);
+}
+
+TEST(spec, scalar_axis_and_rule_values_are_canonical) {
+    core::Scenario scenario = parse_ok(k_head + "matrix: {fs: 9p, msize: [4K, 1M], cache: loose}\n"
+                                                "exclude: [{msize: 1024K, kernel: deb-6.12}]\n");
+    EXPECT_EQ(values_of(axis(scenario, "fs").values), (std::vector<std::string>{"9p"}));
+    EXPECT_EQ(values_of(axis(scenario, "msize").values),
+              (std::vector<std::string>{"4096", "1048576"}));
+    EXPECT_EQ(values_of(scenario.exclude[0].match.at("msize")),
+              (std::vector<std::string>{"1048576"}));
+    EXPECT_EQ(describe_cells(scenario), (std::set<std::string>{
+                                            "deb-6.1 cache=loose fs=9p msize=4096",
+                                            "deb-6.1 cache=loose fs=9p msize=1048576",
+                                            "deb-6.12 cache=loose fs=9p msize=4096",
+                                        }));
+}
+
+TEST(spec, include_with_kernel_list_and_cache_override) {
+    core::Scenario scenario =
+        parse_ok(k_head + "matrix:\n  fs: 9p\n  cache: {9p: [none]}\n"
+                          "include:\n  - {kernel: [deb-6.12], fs: virtiofs, cache: always}\n");
+    EXPECT_EQ(describe_cells(scenario), (std::set<std::string>{
+                                            "deb-6.1 cache=none fs=9p",
+                                            "deb-6.12 cache=none fs=9p",
+                                            "deb-6.12 cache=always fs=virtiofs",
+                                        }));
+}
+
+TEST(spec, include_may_repeat_a_main_cell) {
+    core::Scenario scenario = parse_ok(
+        k_head + "matrix: {cache: [none, loose]}\ninclude: [{kernel: deb-6.1, cache: none}]\n");
+    EXPECT_EQ(cells_of(scenario).size(), 4u);
+}
+
+TEST(spec, load_reports_the_path_it_was_given) {
+    auto scenario = load_scenario(data_dir() / "good" / "minimal.yaml");
+    ASSERT_TRUE(scenario);
+    EXPECT_EQ(scenario->file, (data_dir() / "good" / "minimal.yaml").string());
+}
+
+} // namespace
+} // namespace rig::spec
