@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// The schema's migration scripts, kept apart from the code that runs them.
+#include "store/schema.hpp"
+
+namespace rig::store {
+
+namespace {
+
+// Conventions, so that later features add tables or columns instead of rebuilding these:
+// - Open-ended vocabularies (outcomes, statuses, verdicts) are plain TEXT checked in C++,
+//   because SQLite cannot alter a CHECK constraint without copying the table. Only
+//   severity, a closed pair, has a CHECK.
+// - Text is NOT NULL DEFAULT '' unless "absent" differs from "empty"; NULL marks values
+//   that may not exist (msize of virtiofs cells, finished_at of an open run, FKs).
+// - Timestamps are ISO 8601 UTC text, so that they sort and read as they are.
+// - "commit" and "release" are quoted: both are SQL keywords.
+// - cells.params is a JSON object of axis -> canonical value, so that reports can use
+//   json_extract(params, '$.msize') and json_each().
+const char* const k_v1 = R"sql(
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    scenario_name TEXT NOT NULL DEFAULT '',
+    scenario_file TEXT NOT NULL DEFAULT '',
+    scenario_text TEXT NOT NULL DEFAULT '',
+    scenario_hash TEXT NOT NULL DEFAULT '',
+    host_facts TEXT NOT NULL DEFAULT '{}',
+    rig_version TEXT NOT NULL DEFAULT '',
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    status TEXT NOT NULL DEFAULT 'running'
+);
+CREATE INDEX runs_by_scenario ON runs (scenario_hash, id);
+
+CREATE TABLE cells (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    cell_id TEXT NOT NULL,
+    kernel_name TEXT NOT NULL DEFAULT '',
+    config TEXT NOT NULL DEFAULT '',
+    fs TEXT NOT NULL DEFAULT '',
+    msize INTEGER,
+    cache TEXT NOT NULL DEFAULT '',
+    params TEXT NOT NULL DEFAULT '{}',
+    canonical TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (run_id, cell_id)
+);
+
+-- AUTOINCREMENT: the id of a replaced aborted sample is never handed out again, since
+-- bisect_steps.samples may still name it.
+CREATE TABLE samples (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id INTEGER NOT NULL,
+    cell_id TEXT NOT NULL,
+    repetition INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    accel TEXT NOT NULL DEFAULT '',
+    kernel_artifact TEXT NOT NULL DEFAULT '',
+    guest_seconds REAL NOT NULL DEFAULT 0,
+    wall_seconds REAL NOT NULL DEFAULT 0,
+    total_seconds REAL NOT NULL DEFAULT 0,
+    qemu_cpu_seconds REAL NOT NULL DEFAULT 0,
+    helper_cpu_seconds REAL NOT NULL DEFAULT 0,
+    host_cpu_seconds REAL NOT NULL DEFAULT 0,
+    host_cpu_percent REAL NOT NULL DEFAULT 0,
+    mount_requested TEXT NOT NULL DEFAULT '',
+    mount_negotiated TEXT NOT NULL DEFAULT '',
+    msize_negotiated INTEGER,
+    cache_negotiated TEXT NOT NULL DEFAULT '',
+    exit_status INTEGER NOT NULL DEFAULT -1,
+    error_count INTEGER NOT NULL DEFAULT 0,
+    warning_count INTEGER NOT NULL DEFAULT 0,
+    evidence TEXT NOT NULL DEFAULT '',
+    started_at TEXT NOT NULL DEFAULT '',
+    recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    -- A resumed run must never store a repetition twice; its index also serves "by run".
+    UNIQUE (run_id, cell_id, repetition),
+    FOREIGN KEY (run_id, cell_id) REFERENCES cells (run_id, cell_id) ON DELETE CASCADE
+);
+
+CREATE TABLE error_lines (
+    id INTEGER PRIMARY KEY,
+    sample_id INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE,
+    severity TEXT NOT NULL CHECK (severity IN ('warning', 'error')),
+    source TEXT NOT NULL DEFAULT '',
+    line TEXT NOT NULL DEFAULT '',
+    signature TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX error_lines_by_sample ON error_lines (sample_id);
+CREATE INDEX error_lines_by_signature ON error_lines (signature);
+
+CREATE TABLE metrics (
+    id INTEGER PRIMARY KEY,
+    sample_id INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    value REAL NOT NULL,
+    unit TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX metrics_by_sample ON metrics (sample_id);
+
+CREATE TABLE kernel_artifacts (
+    id INTEGER PRIMARY KEY,
+    cache_key TEXT NOT NULL UNIQUE,
+    source TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    "release" TEXT NOT NULL DEFAULT '',
+    package TEXT NOT NULL DEFAULT '',
+    package_version TEXT NOT NULL DEFAULT '',
+    "commit" TEXT NOT NULL DEFAULT '',
+    config_hash TEXT NOT NULL DEFAULT '',
+    compiler TEXT NOT NULL DEFAULT '',
+    image_sha256 TEXT NOT NULL DEFAULT '',
+    image_path TEXT NOT NULL DEFAULT '',
+    modules_path TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+
+-- Every build attempt, failed ones included, so that a bisect can skip a commit known not
+-- to build and a report can show why a cell has no samples.
+CREATE TABLE kernel_builds (
+    id INTEGER PRIMARY KEY,
+    repo TEXT NOT NULL,
+    "commit" TEXT NOT NULL,
+    config_hash TEXT NOT NULL DEFAULT '',
+    compiler TEXT NOT NULL DEFAULT '',
+    outcome TEXT NOT NULL,
+    duration_seconds REAL NOT NULL DEFAULT 0,
+    log_path TEXT NOT NULL DEFAULT '',
+    error_lines TEXT NOT NULL DEFAULT '',
+    artifact_id INTEGER REFERENCES kernel_artifacts (id) ON DELETE SET NULL,
+    started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX kernel_builds_by_commit ON kernel_builds ("commit", config_hash, compiler);
+CREATE INDEX kernel_builds_by_artifact ON kernel_builds (artifact_id);
+
+CREATE TABLE bisects (
+    id INTEGER PRIMARY KEY,
+    scenario_hash TEXT NOT NULL,
+    cell_id TEXT NOT NULL,
+    good TEXT NOT NULL,
+    bad TEXT NOT NULL,
+    criterion TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT 'running',
+    state TEXT NOT NULL DEFAULT '{}',
+    culprit TEXT,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX bisects_by_cell ON bisects (scenario_hash, cell_id);
+
+-- samples is a JSON array of samples.id measured at this commit.
+CREATE TABLE bisect_steps (
+    id INTEGER PRIMARY KEY,
+    bisect_id INTEGER NOT NULL REFERENCES bisects (id) ON DELETE CASCADE,
+    "commit" TEXT NOT NULL,
+    build_id INTEGER REFERENCES kernel_builds (id) ON DELETE SET NULL,
+    samples TEXT NOT NULL DEFAULT '[]',
+    verdict TEXT NOT NULL DEFAULT '',
+    evidence TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX bisect_steps_by_bisect ON bisect_steps (bisect_id);
+CREATE INDEX bisect_steps_by_build ON bisect_steps (build_id);
+)sql";
+
+} // namespace
+
+const std::vector<std::string>& migrations() {
+    static const std::vector<std::string> scripts{k_v1};
+    return scripts;
+}
+
+} // namespace rig::store

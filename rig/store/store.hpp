@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// The results database: runs, cells, samples and their evidence, kernel builds, bisects.
+// The only folder that includes sqlite3.h.
+#pragma once
+
+#include "core/cell.hpp"
+#include "core/sample.hpp"
+#include "core/scenario.hpp"
+#include "util/error.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rig::store {
+
+struct RunInfo {
+    int64_t id = 0;
+    std::string scenario_name;
+    std::string scenario_file;
+    std::string scenario_text;
+    std::string scenario_hash;
+    std::string host_facts; // JSON text: cpus, memory, kernel, qemu version, accel
+    std::string rig_version;
+    std::string started_at;  // ISO 8601 UTC
+    std::string finished_at; // empty while the run is open or was killed
+    std::string status;      // running, finished, interrupted
+};
+
+// A kernel image rig built or fetched, keyed by everything that determines its bytes.
+struct KernelArtifact {
+    int64_t id = 0;
+    std::string cache_key; // unique: the artifact cache's key
+    core::KernelSource source = core::KernelSource::debian;
+    std::string name;            // the scenario's kernel name when first stored
+    std::string release;         // uname -r
+    std::string package;         // debian
+    std::string package_version; // debian
+    std::string commit;          // git
+    std::string config_hash;     // git: sha256 of the final .config
+    std::string compiler;        // git: `gcc --version` first line
+    std::string image_sha256;
+    std::string image_path;
+    std::string modules_path; // "" when the kernel has no modules
+    std::string created_at;   // ISO 8601 UTC; "" = now
+};
+
+// (cell id, repetition) pairs already stored for a run.
+using SampleKeys = std::set<std::pair<std::string, int>>;
+
+class Database final {
+public:
+    // Opens or creates the file (and its folder), enables WAL and migrates the schema.
+    // A database whose schema is newer than this rig's is refused, never downgraded.
+    static Expected<std::unique_ptr<Database>> open(const std::filesystem::path& path);
+    // Test seam: the same, with other migration scripts than rig's (version N = index + 1).
+    static Expected<std::unique_ptr<Database>> open(const std::filesystem::path& path,
+                                                    const std::vector<std::string>& migrations);
+    ~Database();
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    int schema_version() const;
+    static int latest_schema_version();
+    // "wal" once open() succeeded; lets tests and `rig doctor` check it.
+    Expected<std::string> journal_mode();
+
+    // An empty started_at, host_facts or status becomes now, "{}" or "running".
+    Expected<int64_t> begin_run(const RunInfo& run);
+    // Sets the status and stamps finished_at; an unknown run is an error.
+    Expected<void> finish_run(int64_t run_id, const std::string& status);
+    Expected<std::optional<RunInfo>> run(int64_t run_id);
+    // The newest run that did not finish, optionally of one scenario hash.
+    Expected<std::optional<RunInfo>> last_unfinished_run(const std::string& scenario_hash = "");
+    Expected<std::vector<RunInfo>> runs();
+
+    // Idempotent: cells are keyed by (run, cell id).
+    Expected<void> add_cells(int64_t run_id, const std::vector<core::Cell>& cells);
+    // In insertion order, with id, kernel_name, config, params and canonical; the kernel
+    // index and fragments are not stored (they come from the scenario text).
+    Expected<std::vector<core::Cell>> cells(int64_t run_id);
+
+    // One transaction per sample, with its error lines and metrics, so that a killed
+    // rig loses at most the sample in flight. Returns the sample's row id.
+    // The cell must have been added. A stored sample with the same (cell, repetition) is
+    // replaced when its outcome is aborted; otherwise the new sample is an error. A NaN
+    // metric value is an error too (SQLite would store it as NULL).
+    Expected<int64_t> add_sample(int64_t run_id, const core::Sample& sample);
+    // In insertion order, with their lines and metrics.
+    Expected<std::vector<core::Sample>> samples(int64_t run_id);
+    // Samples a resumed run must not repeat: every stored one except the aborted.
+    Expected<SampleKeys> finished_samples(int64_t run_id);
+
+    // Inserts, or updates the row with the same cache key (keeping its id). Returns the id.
+    Expected<int64_t> add_kernel_artifact(const KernelArtifact& artifact);
+    Expected<std::optional<KernelArtifact>> find_kernel_artifact(const std::string& cache_key);
+
+    struct Impl;
+
+private:
+    explicit Database(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace rig::store

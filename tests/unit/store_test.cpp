@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: MIT
+// The results database on real SQLite files: migrations, runs, cells, samples, artifacts.
+#include "store/store.hpp"
+#include "temp_dir.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <limits>
+#include <random>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace rig::store {
+namespace {
+
+using rig::test::TempDir;
+
+namespace fs = std::filesystem;
+
+std::unique_ptr<Database> open_ok(const fs::path& path) {
+    auto db = Database::open(path);
+    EXPECT_TRUE(db) << db.error().message;
+    return db ? std::move(*db) : nullptr;
+}
+
+RunInfo make_run(const std::string& hash = "hash-a") {
+    RunInfo run;
+    run.scenario_name = "smoke";
+    run.scenario_file = "scenarios/smoke.yaml";
+    run.scenario_text = "name: smoke\n";
+    run.scenario_hash = hash;
+    run.host_facts = R"({"cpus":8})";
+    run.rig_version = "0.1.0";
+    run.started_at = "2024-05-01T10:00:00Z";
+    return run;
+}
+
+core::Cell make_cell(const std::string& id, const std::string& msize = "65536") {
+    core::Cell cell;
+    cell.id = id;
+    cell.kernel_name = "stable";
+    cell.config = "debug";
+    cell.params = {{"cache", "loose"}, {"fs", "9p"}, {"msize", msize}};
+    cell.canonical = "kernel{stable};cache=loose;fs=9p;msize=" + msize;
+    return cell;
+}
+
+core::Sample make_sample(const std::string& cell_id, int repetition,
+                         core::Outcome outcome = core::Outcome::ok) {
+    core::Sample sample;
+    sample.cell_id = cell_id;
+    sample.repetition = repetition;
+    sample.outcome = outcome;
+    sample.accel = "kvm";
+    sample.kernel_artifact = "artifact-key";
+    sample.guest_seconds = 1.5;
+    sample.wall_seconds = 2.25;
+    sample.total_seconds = 7.125;
+    sample.qemu_cpu_seconds = 3.5;
+    sample.helper_cpu_seconds = 0.75;
+    sample.host_cpu_seconds = 4.0625;
+    sample.host_cpu_percent = 12.5;
+    sample.mount_requested = "trans=virtio,cache=loose";
+    sample.mount_negotiated = "rw,relatime,cache=loose,msize=65536";
+    sample.msize_negotiated = 65536;
+    sample.cache_negotiated = "loose";
+    sample.exit_status = 0;
+    sample.error_count = 1;
+    sample.warning_count = 1;
+    sample.evidence = "line one\nline 'two' \"quoted\"";
+    sample.started_at = "2024-05-01T10:00:05Z";
+    sample.lines = {
+        {core::Severity::error, "dmesg", "9pnet: bad packet at 0xffff1234", "9pnet: bad packet at"},
+        {core::Severity::warning, "console", "WARNING: CPU: 1 PID: 42", "WARNING: CPU: PID:"},
+    };
+    sample.metrics = {{"compile_seconds", 1.25, "s"}, {"files", 40, ""}};
+    return sample;
+}
+
+// A run with two cells, ready for samples.
+struct Fixture {
+    TempDir dir;
+    std::unique_ptr<Database> db = open_ok(dir.path() / "results.db");
+    int64_t run_id = 0;
+
+    Fixture() {
+        run_id = db->begin_run(make_run()).value();
+        EXPECT_TRUE(db->add_cells(run_id, {make_cell("aaaaaaaaaaaa"), make_cell("bbbbbbbbbbbb")}));
+    }
+};
+
+void expect_same(const core::Sample& expected, const core::Sample& actual) {
+    EXPECT_EQ(actual.cell_id, expected.cell_id);
+    EXPECT_EQ(actual.repetition, expected.repetition);
+    EXPECT_EQ(actual.outcome, expected.outcome);
+    EXPECT_EQ(actual.accel, expected.accel);
+    EXPECT_EQ(actual.kernel_artifact, expected.kernel_artifact);
+    EXPECT_EQ(actual.guest_seconds, expected.guest_seconds);
+    EXPECT_EQ(actual.wall_seconds, expected.wall_seconds);
+    EXPECT_EQ(actual.total_seconds, expected.total_seconds);
+    EXPECT_EQ(actual.qemu_cpu_seconds, expected.qemu_cpu_seconds);
+    EXPECT_EQ(actual.helper_cpu_seconds, expected.helper_cpu_seconds);
+    EXPECT_EQ(actual.host_cpu_seconds, expected.host_cpu_seconds);
+    EXPECT_EQ(actual.host_cpu_percent, expected.host_cpu_percent);
+    EXPECT_EQ(actual.mount_requested, expected.mount_requested);
+    EXPECT_EQ(actual.mount_negotiated, expected.mount_negotiated);
+    EXPECT_EQ(actual.msize_negotiated, expected.msize_negotiated);
+    EXPECT_EQ(actual.cache_negotiated, expected.cache_negotiated);
+    EXPECT_EQ(actual.exit_status, expected.exit_status);
+    EXPECT_EQ(actual.error_count, expected.error_count);
+    EXPECT_EQ(actual.warning_count, expected.warning_count);
+    EXPECT_EQ(actual.evidence, expected.evidence);
+    EXPECT_EQ(actual.started_at, expected.started_at);
+    ASSERT_EQ(actual.lines.size(), expected.lines.size());
+    for (size_t i = 0; i < expected.lines.size(); ++i) {
+        EXPECT_EQ(actual.lines[i].severity, expected.lines[i].severity);
+        EXPECT_EQ(actual.lines[i].source, expected.lines[i].source);
+        EXPECT_EQ(actual.lines[i].line, expected.lines[i].line);
+        EXPECT_EQ(actual.lines[i].signature, expected.lines[i].signature);
+    }
+    ASSERT_EQ(actual.metrics.size(), expected.metrics.size());
+    for (size_t i = 0; i < expected.metrics.size(); ++i) {
+        EXPECT_EQ(actual.metrics[i].name, expected.metrics[i].name);
+        EXPECT_EQ(actual.metrics[i].value, expected.metrics[i].value);
+        EXPECT_EQ(actual.metrics[i].unit, expected.metrics[i].unit);
+    }
+}
+
+// Scripts that only bump the version, to fake databases of other rigs.
+std::vector<std::string> dummy_migrations(int count) {
+    std::vector<std::string> scripts;
+    for (int i = 0; i < count; ++i)
+        scripts.push_back("CREATE TABLE dummy_" + std::to_string(i) + " (x)");
+    return scripts;
+}
+
+TEST(StoreOpen, FreshDatabaseIsAtLatestVersionInANewFolder) {
+    TempDir dir;
+    auto path = dir.path() / "nested" / "deeper" / "results.db";
+    auto db = open_ok(path);
+    ASSERT_TRUE(db);
+    EXPECT_TRUE(fs::exists(path));
+    EXPECT_GE(Database::latest_schema_version(), 1);
+    EXPECT_EQ(db->schema_version(), Database::latest_schema_version());
+}
+
+TEST(StoreOpen, JournalModeIsWal) {
+    TempDir dir;
+    auto db = open_ok(dir.path() / "results.db");
+    ASSERT_TRUE(db);
+    EXPECT_EQ(db->journal_mode().value(), "wal");
+}
+
+TEST(StoreOpen, ReopenKeepsData) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    int64_t run_id = 0;
+    {
+        auto db = open_ok(path);
+        ASSERT_TRUE(db);
+        run_id = db->begin_run(make_run()).value();
+        ASSERT_TRUE(db->add_cells(run_id, {make_cell("aaaaaaaaaaaa")}));
+        ASSERT_TRUE(db->add_sample(run_id, make_sample("aaaaaaaaaaaa", 0)));
+    }
+    auto db = open_ok(path);
+    ASSERT_TRUE(db);
+    EXPECT_EQ(db->schema_version(), Database::latest_schema_version());
+    auto run = db->run(run_id).value();
+    ASSERT_TRUE(run);
+    EXPECT_EQ(run->scenario_name, "smoke");
+    auto samples = db->samples(run_id).value();
+    ASSERT_EQ(samples.size(), 1u);
+    expect_same(make_sample("aaaaaaaaaaaa", 0), samples[0]);
+}
+
+TEST(StoreOpen, EmptyFileMigrates) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    std::ofstream(path).close();
+    auto db = open_ok(path);
+    ASSERT_TRUE(db);
+    EXPECT_EQ(db->schema_version(), Database::latest_schema_version());
+    EXPECT_TRUE(db->begin_run(make_run()));
+}
+
+TEST(StoreOpen, VersionZeroDatabaseMigrates) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    {
+        auto db = Database::open(path, {});
+        ASSERT_TRUE(db) << db.error().message;
+        EXPECT_EQ((*db)->schema_version(), 0);
+    }
+    auto db = open_ok(path);
+    ASSERT_TRUE(db);
+    EXPECT_EQ(db->schema_version(), Database::latest_schema_version());
+    EXPECT_TRUE(db->begin_run(make_run()));
+}
+
+TEST(StoreOpen, NewerDatabaseIsRefused) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    const int newer = Database::latest_schema_version() + 1;
+    ASSERT_TRUE(Database::open(path, dummy_migrations(newer)));
+    auto db = Database::open(path);
+    ASSERT_FALSE(db);
+    EXPECT_EQ(db.error().kind, ErrorKind::infra);
+    EXPECT_NE(db.error().message.find(path.string()), std::string::npos) << db.error().message;
+    EXPECT_NE(db.error().message.find("schema version " + std::to_string(newer)), std::string::npos)
+        << db.error().message;
+}
+
+TEST(StoreOpen, FailedMigrationKeepsThePreviousVersion) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    auto broken = Database::open(path, {"CREATE TABLE a (x)", "CREATE TABLE b (x); CREATE TABLE"});
+    ASSERT_FALSE(broken);
+    EXPECT_NE(broken.error().message.find("migration to schema version 2"), std::string::npos)
+        << broken.error().message;
+    EXPECT_NE(broken.error().message.find(path.string()), std::string::npos);
+
+    // Version 1 was committed alone; version 2 left neither table b nor its number.
+    auto db = Database::open(path, {"CREATE TABLE a (x)", "CREATE TABLE b (x)"});
+    ASSERT_TRUE(db) << db.error().message;
+    EXPECT_EQ((*db)->schema_version(), 2);
+}
+
+TEST(StoreRuns, BeginFinishAndLastUnfinished) {
+    TempDir dir;
+    auto db = open_ok(dir.path() / "results.db");
+    ASSERT_TRUE(db);
+    EXPECT_FALSE(db->last_unfinished_run().value());
+
+    RunInfo info = make_run("hash-a");
+    int64_t first = db->begin_run(info).value();
+    auto stored = db->run(first).value();
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(stored->id, first);
+    EXPECT_EQ(stored->scenario_name, info.scenario_name);
+    EXPECT_EQ(stored->scenario_file, info.scenario_file);
+    EXPECT_EQ(stored->scenario_text, info.scenario_text);
+    EXPECT_EQ(stored->scenario_hash, info.scenario_hash);
+    EXPECT_EQ(stored->host_facts, info.host_facts);
+    EXPECT_EQ(stored->rig_version, info.rig_version);
+    EXPECT_EQ(stored->started_at, info.started_at);
+    EXPECT_EQ(stored->finished_at, "");
+    EXPECT_EQ(stored->status, "running");
+
+    EXPECT_EQ(db->last_unfinished_run().value()->id, first);
+    EXPECT_EQ(db->last_unfinished_run("hash-a").value()->id, first);
+    EXPECT_FALSE(db->last_unfinished_run("hash-b").value());
+
+    int64_t second = db->begin_run(make_run("hash-b")).value();
+    EXPECT_EQ(db->last_unfinished_run().value()->id, second);
+    EXPECT_EQ(db->last_unfinished_run("hash-a").value()->id, first);
+
+    ASSERT_TRUE(db->finish_run(second, "finished"));
+    stored = db->run(second).value();
+    EXPECT_EQ(stored->status, "finished");
+    EXPECT_FALSE(stored->finished_at.empty());
+    EXPECT_EQ(db->last_unfinished_run().value()->id, first);
+
+    // An interrupted run is still one to resume.
+    ASSERT_TRUE(db->finish_run(first, "interrupted"));
+    EXPECT_EQ(db->last_unfinished_run().value()->id, first);
+
+    EXPECT_EQ(db->runs().value().size(), 2u);
+    EXPECT_FALSE(db->run(999).value());
+    EXPECT_FALSE(db->finish_run(999, "finished"));
+}
+
+TEST(StoreRuns, EmptyStartAndStatusGetDefaults) {
+    TempDir dir;
+    auto db = open_ok(dir.path() / "results.db");
+    ASSERT_TRUE(db);
+    RunInfo info = make_run();
+    info.started_at.clear();
+    info.host_facts.clear();
+    auto stored = db->run(db->begin_run(info).value()).value();
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(stored->started_at.size(), std::string("2024-05-01T10:00:00Z").size());
+    EXPECT_EQ(stored->host_facts, "{}");
+    EXPECT_EQ(stored->status, "running");
+}
+
+TEST(StoreCells, AddIsIdempotentAndParamsRoundTrip) {
+    Fixture f;
+    core::Cell odd = make_cell("cccccccccccc");
+    odd.params["command"] = "echo \"a\\b\"\n\tdone;x=y";
+    ASSERT_TRUE(f.db->add_cells(f.run_id, {odd, make_cell("aaaaaaaaaaaa")}));
+    ASSERT_TRUE(f.db->add_cells(f.run_id, {odd}));
+
+    auto cells = f.db->cells(f.run_id).value();
+    ASSERT_EQ(cells.size(), 3u);
+    EXPECT_EQ(cells[0].id, "aaaaaaaaaaaa");
+    EXPECT_EQ(cells[1].id, "bbbbbbbbbbbb");
+    EXPECT_EQ(cells[2].id, odd.id);
+    EXPECT_EQ(cells[2].kernel_name, odd.kernel_name);
+    EXPECT_EQ(cells[2].config, odd.config);
+    EXPECT_EQ(cells[2].canonical, odd.canonical);
+    EXPECT_EQ(cells[2].params, odd.params);
+}
+
+TEST(StoreCells, UnknownRunIsRejected) {
+    Fixture f;
+    EXPECT_FALSE(f.db->add_cells(999, {make_cell("aaaaaaaaaaaa")}));
+}
+
+TEST(StoreSamples, RoundTripEveryField) {
+    Fixture f;
+    core::Sample full = make_sample("aaaaaaaaaaaa", 0);
+    core::Sample sparse = make_sample("bbbbbbbbbbbb", 3, core::Outcome::kernel_panic);
+    sparse.msize_negotiated.reset();
+    sparse.lines.clear();
+    sparse.metrics.clear();
+    sparse.exit_status = -1;
+    int64_t full_id = f.db->add_sample(f.run_id, full).value();
+    int64_t sparse_id = f.db->add_sample(f.run_id, sparse).value();
+    EXPECT_NE(full_id, sparse_id);
+
+    auto samples = f.db->samples(f.run_id).value();
+    ASSERT_EQ(samples.size(), 2u);
+    EXPECT_EQ(samples[0].id, full_id);
+    expect_same(full, samples[0]);
+    EXPECT_EQ(samples[1].id, sparse_id);
+    expect_same(sparse, samples[1]);
+}
+
+TEST(StoreSamples, FinishedSamplesSkipAborted) {
+    Fixture f;
+    ASSERT_TRUE(f.db->add_sample(f.run_id, make_sample("aaaaaaaaaaaa", 0)));
+    ASSERT_TRUE(f.db->add_sample(f.run_id, make_sample("aaaaaaaaaaaa", 1, core::Outcome::errors)));
+    ASSERT_TRUE(f.db->add_sample(f.run_id, make_sample("bbbbbbbbbbbb", 0, core::Outcome::aborted)));
+    SampleKeys expected{{"aaaaaaaaaaaa", 0}, {"aaaaaaaaaaaa", 1}};
+    EXPECT_EQ(f.db->finished_samples(f.run_id).value(), expected);
+    EXPECT_TRUE(f.db->finished_samples(999).value().empty());
+}
+
+TEST(StoreSamples, DuplicateOfFinishedSampleIsRejected) {
+    Fixture f;
+    ASSERT_TRUE(f.db->add_sample(f.run_id, make_sample("aaaaaaaaaaaa", 0)));
+    core::Sample again = make_sample("aaaaaaaaaaaa", 0, core::Outcome::workload_failed);
+    auto result = f.db->add_sample(f.run_id, again);
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().kind, ErrorKind::infra);
+    EXPECT_NE(result.error().message.find("already stored"), std::string::npos);
+
+    auto samples = f.db->samples(f.run_id).value();
+    ASSERT_EQ(samples.size(), 1u);
+    expect_same(make_sample("aaaaaaaaaaaa", 0), samples[0]);
+}
+
+TEST(StoreSamples, AbortedSampleIsReplaced) {
+    Fixture f;
+    core::Sample aborted = make_sample("aaaaaaaaaaaa", 0, core::Outcome::aborted);
+    aborted.lines = {{core::Severity::error, "console", "stale", "stale"}};
+    aborted.metrics = {{"stale", 1, ""}};
+    int64_t aborted_id = f.db->add_sample(f.run_id, aborted).value();
+
+    core::Sample real = make_sample("aaaaaaaaaaaa", 0);
+    int64_t real_id = f.db->add_sample(f.run_id, real).value();
+    EXPECT_NE(real_id, aborted_id);
+
+    auto samples = f.db->samples(f.run_id).value();
+    ASSERT_EQ(samples.size(), 1u);
+    EXPECT_EQ(samples[0].id, real_id);
+    expect_same(real, samples[0]);
+    EXPECT_EQ(f.db->finished_samples(f.run_id).value(), (SampleKeys{{"aaaaaaaaaaaa", 0}}));
+}
+
+TEST(StoreSamples, UnknownRunOrCellFailsAndLeavesNothing) {
+    Fixture f;
+    auto result = f.db->add_sample(999, make_sample("aaaaaaaaaaaa", 0));
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().kind, ErrorKind::infra);
+    EXPECT_NE(result.error().message.find("FOREIGN KEY"), std::string::npos)
+        << result.error().message;
+    EXPECT_NE(result.error().message.find("results.db"), std::string::npos);
+    EXPECT_NE(result.error().message.find("INSERT INTO samples"), std::string::npos);
+    EXPECT_FALSE(f.db->add_sample(f.run_id, make_sample("dddddddddddd", 0)));
+    EXPECT_TRUE(f.db->samples(999).value().empty());
+    EXPECT_TRUE(f.db->samples(f.run_id).value().empty());
+    // The failed transaction was rolled back, so the connection still writes.
+    EXPECT_TRUE(f.db->add_sample(f.run_id, make_sample("aaaaaaaaaaaa", 0)));
+}
+
+TEST(StoreSamples, FailureAfterTheFirstRowsRollsEverythingBack) {
+    Fixture f;
+    core::Sample aborted = make_sample("aaaaaaaaaaaa", 0, core::Outcome::aborted);
+    ASSERT_TRUE(f.db->add_sample(f.run_id, aborted));
+
+    // SQLite stores NaN as NULL, which metrics.value refuses: the failure comes after the
+    // aborted sample was deleted and the new sample and its lines were inserted.
+    core::Sample bad = make_sample("aaaaaaaaaaaa", 0);
+    bad.metrics.push_back({"broken", std::numeric_limits<double>::quiet_NaN(), ""});
+    auto result = f.db->add_sample(f.run_id, bad);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("INSERT INTO metrics"), std::string::npos)
+        << result.error().message;
+
+    auto samples = f.db->samples(f.run_id).value();
+    ASSERT_EQ(samples.size(), 1u);
+    expect_same(aborted, samples[0]);
+}
+
+TEST(StoreConcurrency, SecondConnectionSeesCommittedSamples) {
+    Fixture f;
+    auto reader = open_ok(f.dir.path() / "results.db");
+    ASSERT_TRUE(reader);
+    EXPECT_TRUE(reader->samples(f.run_id).value().empty());
+    ASSERT_TRUE(f.db->add_sample(f.run_id, make_sample("aaaaaaaaaaaa", 0)));
+    auto samples = reader->samples(f.run_id).value();
+    ASSERT_EQ(samples.size(), 1u);
+    expect_same(make_sample("aaaaaaaaaaaa", 0), samples[0]);
+    // And the other way round: the reader may write while the first stays open.
+    ASSERT_TRUE(reader->add_sample(f.run_id, make_sample("bbbbbbbbbbbb", 0)));
+    EXPECT_EQ(f.db->finished_samples(f.run_id).value().size(), 2u);
+}
+
+TEST(StoreConcurrency, TwoProcessesWriteAtOnce) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    int64_t run_id = 0;
+    {
+        auto db = open_ok(path);
+        ASSERT_TRUE(db);
+        run_id = db->begin_run(make_run()).value();
+        ASSERT_TRUE(db->add_cells(run_id, {make_cell("aaaaaaaaaaaa"), make_cell("bbbbbbbbbbbb")}));
+    }
+    constexpr int k_samples = 40;
+    auto write = [&](Database& db, const std::string& cell_id) {
+        for (int repetition = 0; repetition < k_samples; ++repetition)
+            if (!db.add_sample(run_id, make_sample(cell_id, repetition)))
+                return false;
+        return true;
+    };
+
+    // Fork before either side opens: an SQLite connection must not cross a fork.
+    pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        auto db = Database::open(path);
+        ::_exit(db && write(**db, "bbbbbbbbbbbb") ? 0 : 1);
+    }
+    auto db = open_ok(path);
+    ASSERT_TRUE(db);
+    EXPECT_TRUE(write(*db, "aaaaaaaaaaaa"));
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_EQ(db->finished_samples(run_id).value().size(), 2u * k_samples);
+}
+
+TEST(StoreKernelArtifacts, AddFindAndUpdate) {
+    TempDir dir;
+    auto db = open_ok(dir.path() / "results.db");
+    ASSERT_TRUE(db);
+    EXPECT_FALSE(db->find_kernel_artifact("missing").value());
+
+    KernelArtifact artifact;
+    artifact.cache_key = "key-1";
+    artifact.source = core::KernelSource::git;
+    artifact.name = "mainline";
+    artifact.release = "6.9.0-rc1";
+    artifact.commit = "0123456789abcdef";
+    artifact.config_hash = "cfg";
+    artifact.compiler = "gcc (Debian 12.2.0-14) 12.2.0";
+    artifact.image_sha256 = "sha";
+    artifact.image_path = "/cache/key-1/bzImage";
+    artifact.modules_path = "/cache/key-1/modules";
+    int64_t id = db->add_kernel_artifact(artifact).value();
+
+    auto found = db->find_kernel_artifact("key-1").value();
+    ASSERT_TRUE(found);
+    EXPECT_EQ(found->id, id);
+    EXPECT_EQ(found->source, core::KernelSource::git);
+    EXPECT_EQ(found->name, artifact.name);
+    EXPECT_EQ(found->release, artifact.release);
+    EXPECT_EQ(found->package, "");
+    EXPECT_EQ(found->commit, artifact.commit);
+    EXPECT_EQ(found->config_hash, artifact.config_hash);
+    EXPECT_EQ(found->compiler, artifact.compiler);
+    EXPECT_EQ(found->image_sha256, artifact.image_sha256);
+    EXPECT_EQ(found->image_path, artifact.image_path);
+    EXPECT_EQ(found->modules_path, artifact.modules_path);
+    EXPECT_FALSE(found->created_at.empty());
+
+    // Rebuilt after the cache was purged: same key, same row, new paths.
+    artifact.image_path = "/cache2/key-1/bzImage";
+    artifact.created_at = "2024-06-01T00:00:00Z";
+    EXPECT_EQ(db->add_kernel_artifact(artifact).value(), id);
+    found = db->find_kernel_artifact("key-1").value();
+    ASSERT_TRUE(found);
+    EXPECT_EQ(found->image_path, artifact.image_path);
+    EXPECT_EQ(found->created_at, artifact.created_at);
+
+    KernelArtifact debian;
+    debian.cache_key = "key-2";
+    debian.package = "linux-image-6.1.0-18-amd64";
+    debian.package_version = "6.1.76-1";
+    EXPECT_NE(db->add_kernel_artifact(debian).value(), id);
+    EXPECT_EQ(db->find_kernel_artifact("key-2").value()->source, core::KernelSource::debian);
+}
+
+} // namespace
+} // namespace rig::store
