@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+// Parsing /proc/PID/stat and /proc/stat into seconds.
+#include "proc/cpu.hpp"
+
+#include <array>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <unistd.h>
+#include <vector>
+
+namespace rig::proc {
+
+namespace {
+
+std::optional<std::string> read_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in)
+        return std::nullopt;
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad())
+        return std::nullopt;
+    return text.str();
+}
+
+double ticks_per_second() {
+    static const long ticks = ::sysconf(_SC_CLK_TCK);
+    return ticks > 0 ? static_cast<double>(ticks) : 100.0;
+}
+
+// Splits off the next space-separated number; false when there is none. Signed, because
+// some /proc/PID/stat fields are (tpgid is -1 without a terminal).
+bool next_number(std::string_view& text, long long& value) {
+    size_t start = text.find_first_not_of(' ');
+    if (start == std::string_view::npos)
+        return false;
+    text.remove_prefix(start);
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc())
+        return false;
+    text.remove_prefix(static_cast<size_t>(end - text.data()));
+    return true;
+}
+
+} // namespace
+
+namespace {
+
+struct StatLine {
+    long long ppid = 0;
+    double seconds = 0;
+};
+
+std::optional<StatLine> read_stat(const std::string& pid) {
+    auto text = read_file("/proc/" + pid + "/stat");
+    if (!text)
+        return std::nullopt;
+    // The command name (field 2) may hold spaces and parentheses; it ends at the last ')'.
+    size_t name_end = text->rfind(')');
+    if (name_end == std::string::npos)
+        return std::nullopt;
+    std::string_view rest(*text);
+    rest.remove_prefix(name_end + 1);
+    // Field 3 is the one-letter state; ppid is field 4, utime and stime are 14 and 15.
+    size_t state = rest.find_first_not_of(' ');
+    if (state == std::string_view::npos)
+        return std::nullopt;
+    rest.remove_prefix(state + 1);
+    StatLine line;
+    long long value = 0;
+    for (int field = 4; field < 14; ++field) {
+        if (!next_number(rest, value))
+            return std::nullopt;
+        if (field == 4)
+            line.ppid = value;
+    }
+    long long user = 0;
+    long long system = 0;
+    if (!next_number(rest, user) || !next_number(rest, system))
+        return std::nullopt;
+    line.seconds = static_cast<double>(user + system) / ticks_per_second();
+    return line;
+}
+
+} // namespace
+
+std::optional<double> cpu_seconds(int pid) {
+    if (pid <= 0)
+        return std::nullopt;
+    auto line = read_stat(std::to_string(pid));
+    if (!line)
+        return std::nullopt;
+    return line->seconds;
+}
+
+std::optional<double> tree_cpu_seconds(int pid) {
+    auto own = cpu_seconds(pid);
+    if (!own)
+        return std::nullopt;
+    std::map<long long, std::vector<std::pair<long long, double>>> children;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+        std::string name = entry.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        if (auto line = read_stat(name))
+            children[line->ppid].emplace_back(std::stoll(name), line->seconds);
+    }
+    double total = *own;
+    std::vector<long long> pending{pid};
+    while (!pending.empty()) {
+        long long parent = pending.back();
+        pending.pop_back();
+        for (const auto& [child, seconds] : children[parent]) {
+            total += seconds;
+            pending.push_back(child);
+        }
+    }
+    return total;
+}
+
+std::optional<HostCpu> host_cpu() {
+    auto text = read_file("/proc/stat");
+    if (!text || text->rfind("cpu ", 0) != 0)
+        return std::nullopt;
+    std::string_view line(*text);
+    line = line.substr(4, line.find('\n') - 4);
+    // user nice system idle iowait irq softirq steal; guest and guest_nice that follow are
+    // already counted in user and nice.
+    std::array<long long, 8> ticks{};
+    for (auto& value : ticks) {
+        if (!next_number(line, value))
+            return std::nullopt;
+    }
+    long long idle = ticks[3] + ticks[4];
+    long long total = 0;
+    for (auto value : ticks)
+        total += value;
+    return HostCpu{static_cast<double>(total - idle) / ticks_per_second(),
+                   static_cast<double>(total) / ticks_per_second()};
+}
+
+} // namespace rig::proc

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// CPU time from /proc: what one process has used, and how busy the whole host has been.
+#pragma once
+
+#include <optional>
+
+namespace rig::proc {
+
+// User plus system CPU seconds used so far by the process (all its threads, not its
+// reaped children), or nullopt when it does not exist. Resolution is one clock tick.
+std::optional<double> cpu_seconds(int pid);
+
+// The same for the process and all its live descendants: virtiofsd forks a sandboxed
+// child that does the work.
+std::optional<double> tree_cpu_seconds(int pid);
+
+// Cumulative since boot, summed over all CPUs; subtract two samples to get a rate.
+struct HostCpu {
+    double busy_seconds = 0;  // neither idle nor waiting for I/O (steal counts as busy)
+    double total_seconds = 0; // busy plus idle plus I/O wait
+};
+
+// nullopt when /proc/stat cannot be read or parsed.
+std::optional<HostCpu> host_cpu();
+
+} // namespace rig::proc

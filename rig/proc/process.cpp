@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: MIT
+// Spawning with Boost.Process, then supervising each child as a process group with raw
+// waitid/kill, and draining captured output with poll().
+#include "proc/process.hpp"
+
+#include <algorithm>
+#include <array>
+#include <boost/process/args.hpp>
+#include <boost/process/child.hpp>
+#include <boost/process/exe.hpp>
+#include <boost/process/extend.hpp>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <mutex>
+#include <poll.h>
+#include <string_view>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <system_error>
+#include <thread>
+#include <unistd.h>
+#include <utility>
+
+namespace rig::proc {
+
+namespace {
+
+namespace bp = boost::process;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+// Caps each wait so that a child which exited while a grandchild still holds its pipes
+// is noticed without waiting for EOF.
+constexpr auto k_poll_interval = 50ms;
+// How long output is still read after the child is gone, for escapees that left its
+// process group but kept its pipes.
+constexpr auto k_output_linger = 250ms;
+constexpr auto k_max_backoff = 20ms;
+// Exit code of a child whose setup between fork and exec failed; the parent sees the
+// error through Boost's exec-error pipe, never this code.
+constexpr int k_setup_failed = 127;
+// A wait status that waitpid never produces: someone else reaped the child.
+constexpr int k_lost_status = -1;
+
+std::string errno_message(int error) {
+    return std::system_category().message(error);
+}
+
+// Saturates, so that a caller's milliseconds::max() means "no deadline", not overflow.
+Clock::time_point deadline_after(std::chrono::milliseconds timeout) {
+    auto now = Clock::now();
+    auto room =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::time_point::max() - now);
+    return timeout >= room ? Clock::time_point::max() : now + timeout;
+}
+
+class Fd final {
+public:
+    Fd() = default;
+    explicit Fd(int fd) : m_fd(fd) {}
+    Fd(Fd&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
+    Fd& operator=(Fd&& other) noexcept {
+        if (this != &other) {
+            reset();
+            m_fd = std::exchange(other.m_fd, -1);
+        }
+        return *this;
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd() { reset(); }
+
+    int get() const { return m_fd; }
+    bool valid() const { return m_fd >= 0; }
+    void reset() {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = -1;
+    }
+
+private:
+    int m_fd = -1;
+};
+
+// The child dup2()s these onto 0, 1 and 2; a source below 3 could be overwritten by an
+// earlier dup2 (rig started with a closed stdio fd), so move it out of the way.
+Expected<Fd> above_stdio(Fd fd) {
+    if (fd.get() >= 3)
+        return fd;
+    int moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, 3);
+    if (moved < 0)
+        return fail(ErrorKind::infra, "fcntl(F_DUPFD_CLOEXEC): " + errno_message(errno));
+    return Fd(moved);
+}
+
+// O_CLOEXEC everywhere: another thread may fork a child concurrently, and an inherited
+// write end of our pipe would keep it from ever reaching EOF.
+Expected<Fd> open_fd(const std::filesystem::path& path, int flags) {
+    int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return fail(ErrorKind::infra, "cannot open " + path.string() + ": " + errno_message(errno));
+    return above_stdio(Fd(fd));
+}
+
+struct Pipe {
+    Fd read;
+    Fd write;
+};
+
+Expected<Pipe> make_pipe() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        return fail(ErrorKind::infra, "pipe2: " + errno_message(errno));
+    Pipe pipe{Fd(fds[0]), Fd(fds[1])};
+    pipe.read = RIG_TRY(above_stdio(std::move(pipe.read)));
+    pipe.write = RIG_TRY(above_stdio(std::move(pipe.write)));
+    // Only our end is non-blocking; the child's writes must block when the pipe is full.
+    int flags = ::fcntl(pipe.read.get(), F_GETFL);
+    if (flags < 0 || ::fcntl(pipe.read.get(), F_SETFL, flags | O_NONBLOCK) < 0)
+        return fail(ErrorKind::infra, "fcntl(O_NONBLOCK): " + errno_message(errno));
+    return pipe;
+}
+
+bool is_executable_file(const std::filesystem::path& path) {
+    struct stat info {};
+    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+           ::access(path.c_str(), X_OK) == 0;
+}
+
+std::filesystem::path absolute_or_same(const std::filesystem::path& path) {
+    std::error_code ec;
+    auto result = std::filesystem::absolute(path, ec);
+    return ec ? path : result;
+}
+
+// Everything the child needs between fork and exec, prepared in the parent because only
+// async-signal-safe calls are allowed there: another rig thread may hold malloc's lock at
+// the moment of fork.
+struct Launch {
+    std::string name; // argv[0] as given, for messages
+    std::string exe;
+    std::vector<std::string> args;
+    std::vector<std::string> env_storage;
+    std::vector<char*> envp; // empty: inherit environ unchanged
+    std::string cwd;
+    std::array<int, 3> stdio{-1, -1, -1};
+    pid_t parent = -1;
+};
+
+Expected<Launch> prepare(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                         const std::map<std::string, std::string>& env) {
+    if (argv.empty() || argv[0].empty())
+        return fail(ErrorKind::infra, "cannot start an empty command");
+    Launch launch;
+    launch.name = argv[0];
+    if (argv[0].find('/') != std::string::npos) {
+        // Made absolute here so that the child's chdir cannot change what it names.
+        launch.exe = absolute_or_same(argv[0]).string();
+    } else {
+        auto found = find_program(argv[0]);
+        if (!found)
+            return fail(ErrorKind::infra, "cannot start " + argv[0] + ": not found in PATH");
+        launch.exe = found->string();
+    }
+    launch.args.assign(argv.begin() + 1, argv.end());
+
+    if (!cwd.empty()) {
+        // Checked here for a clear message; the child's chdir error only carries errno.
+        std::error_code ec;
+        if (!std::filesystem::is_directory(cwd, ec))
+            return fail(ErrorKind::infra,
+                        "cannot start " + argv[0] + ": no directory " + cwd.string());
+        launch.cwd = cwd.string();
+    }
+
+    if (!env.empty()) {
+        for (char** entry = environ; entry && *entry; ++entry) {
+            std::string_view text(*entry);
+            std::string key(text.substr(0, text.find('=')));
+            if (!env.contains(key))
+                launch.env_storage.emplace_back(text);
+        }
+        for (const auto& [key, value] : env)
+            launch.env_storage.push_back(key + "=" + value);
+        for (auto& entry : launch.env_storage)
+            launch.envp.push_back(entry.data());
+        launch.envp.push_back(nullptr);
+    }
+    launch.parent = ::getpid();
+    return launch;
+}
+
+// Boost.Process extension doing what Boost cannot: a new process group, PDEATHSIG, stdio
+// from our own CLOEXEC descriptors, and reaping the pid Boost forgets on exec failure.
+class ChildSetup final : public bp::extend::handler {
+public:
+    explicit ChildSetup(Launch& launch) : m_launch(launch) {}
+
+    template <class Executor> void on_setup(Executor& exec) const {
+        if (!m_launch.envp.empty())
+            exec.env = m_launch.envp.data();
+    }
+
+    // Runs in the forked child: async-signal-safe calls only.
+    template <class Executor> void on_exec_setup(Executor& exec) const {
+        auto die = [&exec](const char* what) {
+            int error = errno;
+            // Boost sends this to the parent through its exec-error pipe.
+            exec.set_error(std::error_code(error, std::system_category()), what);
+            ::_exit(k_setup_failed);
+        };
+        // Its own group, so a timeout or stop() reaches everything it starts, and a
+        // terminal's Ctrl-C reaches only rig, which then shuts children down in order.
+        if (::setpgid(0, 0) != 0)
+            die("setpgid failed");
+        // PDEATHSIG fires when the *thread* that forked exits, not the process: a Child
+        // must be spawned from a long-lived thread (the main thread). run() is safe from
+        // any thread because it waits for the child in the thread that forked it.
+        if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+            die("prctl(PR_SET_PDEATHSIG) failed");
+        // rig may have died between fork and prctl; then no signal will ever come.
+        if (::getppid() != m_launch.parent)
+            ::_exit(k_setup_failed);
+        for (int target = 0; target < 3; ++target) {
+            if (::dup2(m_launch.stdio[target], target) < 0)
+                die("dup2 failed");
+        }
+        // A blocked mask and ignored signals survive exec: a child must not inherit
+        // rig's blocked SIGTERM, nor an ignored SIGPIPE that turns `cmd | head` into
+        // EPIPE errors.
+        sigset_t none;
+        ::sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        struct sigaction default_action {};
+        default_action.sa_handler = SIG_DFL;
+        ::sigaction(SIGPIPE, &default_action, nullptr);
+        if (!m_launch.cwd.empty() && ::chdir(m_launch.cwd.c_str()) != 0)
+            die("chdir failed");
+    }
+
+    // On exec failure Boost returns an empty child and never waits for the pid it forked.
+    template <class Executor> void on_error(Executor& exec, const std::error_code&) const {
+        if (exec.pid <= 0)
+            return;
+        ::kill(exec.pid, SIGKILL);
+        int status = 0;
+        while (::waitpid(exec.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+
+private:
+    Launch& m_launch;
+};
+
+// Forks and execs; the child is a process group leader not tracked by Boost any more.
+Expected<pid_t> spawn_leader(Launch& launch) {
+    // Boost creates its exec-error pipe without O_CLOEXEC and sets FD_CLOEXEC afterwards.
+    // A fork from another thread in between would hand the write end to that child, and
+    // this spawn would then block until that child (QEMU, say) exits. One spawn at a time.
+    static std::mutex spawn_mutex;
+    std::lock_guard lock(spawn_mutex);
+    ChildSetup setup(launch);
+    std::error_code ec;
+    pid_t pid = -1;
+    try {
+        bp::child child(bp::exe = launch.exe, bp::args = launch.args, setup, ec);
+        if (!ec && child.valid()) {
+            pid = child.id();
+            // From here on Group owns the pid: kills and reaps are explicit, and Boost's
+            // running() can no longer reap it behind our back nor ~child() kill it.
+            child.detach();
+        }
+    } catch (const std::exception& e) {
+        return fail(ErrorKind::infra, "cannot start " + launch.name + ": " + e.what());
+    }
+    if (pid <= 0)
+        return fail(ErrorKind::infra, "cannot start " + launch.name + ": " +
+                                          (ec ? ec.message() : std::string("unknown error")));
+    return pid;
+}
+
+// A child and its process group. Signals go to the group only while the leader is not
+// reaped: its zombie pins the group id, so the number cannot name a stranger's group.
+class Group final {
+public:
+    explicit Group(pid_t pid) : m_pid(pid) {}
+    Group(const Group&) = delete;
+    Group& operator=(const Group&) = delete;
+    ~Group() { finish(); }
+
+    pid_t pid() const { return m_pid; }
+    const std::optional<int>& wait_status() const { return m_status; }
+
+    // Whether the leader has exited; peeks (WNOWAIT) so that it is not reaped yet.
+    bool exited() {
+        if (m_status)
+            return true;
+        siginfo_t info{};
+        int rc;
+        do
+            rc = ::waitid(P_PID, static_cast<id_t>(m_pid), &info, WEXITED | WNOHANG | WNOWAIT);
+        while (rc < 0 && errno == EINTR);
+        if (rc < 0) {
+            m_status = k_lost_status;
+            return true;
+        }
+        return info.si_pid != 0;
+    }
+
+    // Polls with backoff instead of blocking so the deadline holds; see the header.
+    bool wait_until(Clock::time_point deadline) {
+        Clock::duration pause = 1ms;
+        while (!exited()) {
+            auto now = Clock::now();
+            if (now >= deadline)
+                return false;
+            std::this_thread::sleep_for(std::min(pause, deadline - now));
+            pause = std::min<Clock::duration>(pause * 2, k_max_backoff);
+        }
+        return true;
+    }
+
+    void signal(int number) {
+        if (m_status)
+            return;
+        ::kill(-m_pid, number);
+        // The leader too, in case it moved itself to another group.
+        ::kill(m_pid, number);
+    }
+
+    // SIGKILLs what is left of the group, the leader included, and reaps the leader.
+    void finish() {
+        if (m_status)
+            return;
+        signal(SIGKILL);
+        int status = 0;
+        pid_t reaped;
+        do
+            reaped = ::waitpid(m_pid, &status, 0);
+        while (reaped < 0 && errno == EINTR);
+        m_status = reaped == m_pid ? status : k_lost_status;
+    }
+
+private:
+    pid_t m_pid;
+    std::optional<int> m_status; // raw wait status once reaped
+};
+
+int shell_status(int wait_status) {
+    if (wait_status == k_lost_status)
+        return -1;
+    if (WIFEXITED(wait_status))
+        return WEXITSTATUS(wait_status);
+    if (WIFSIGNALED(wait_status))
+        return 128 + WTERMSIG(wait_status);
+    return -1;
+}
+
+// The last `limit` bytes of a stream. It grows to twice the limit before dropping the
+// head, so that each byte is moved O(1) times on average, and memory stays near twice the
+// limit: the buffer is reserved once when the stream proves long, never regrown.
+class Tail final {
+public:
+    explicit Tail(size_t limit) : m_limit(limit) {}
+
+    void append(const char* data, size_t size) {
+        if (size >= m_limit) {
+            m_data.assign(data + size - m_limit, m_limit);
+            return;
+        }
+        if (m_data.size() + size > 2 * m_limit)
+            m_data.erase(0, m_data.size() + size - m_limit);
+        else if (m_data.size() + size > m_limit && m_data.capacity() < 2 * m_limit)
+            m_data.reserve(2 * m_limit);
+        m_data.append(data, size);
+    }
+
+    std::string take() {
+        if (m_data.size() > m_limit)
+            m_data.erase(0, m_data.size() - m_limit);
+        return std::move(m_data);
+    }
+
+private:
+    size_t m_limit;
+    std::string m_data;
+};
+
+struct Stream {
+    Fd fd;
+    Tail tail;
+};
+
+// Reads what is available now; closes the stream at EOF or on a read error.
+void drain(Stream& stream, std::array<char, 65536>& buffer) {
+    ssize_t count = ::read(stream.fd.get(), buffer.data(), buffer.size());
+    if (count > 0)
+        stream.tail.append(buffer.data(), static_cast<size_t>(count));
+    else if (count == 0 || (errno != EAGAIN && errno != EINTR))
+        stream.fd.reset();
+}
+
+} // namespace
+
+Expected<RunResult> run(const std::vector<std::string>& argv, const RunOptions& options) {
+    auto launch = RIG_TRY(prepare(argv, options.cwd, options.env));
+    auto out_pipe = RIG_TRY(make_pipe());
+    auto err_pipe = RIG_TRY(make_pipe());
+    auto null_in = RIG_TRY(open_fd("/dev/null", O_RDONLY));
+    launch.stdio = {null_in.get(), out_pipe.write.get(), err_pipe.write.get()};
+
+    const auto deadline = deadline_after(options.timeout);
+    Group group(RIG_TRY(spawn_leader(launch)));
+    // Our copies of the write ends would keep EOF from ever arriving.
+    out_pipe.write.reset();
+    err_pipe.write.reset();
+    null_in.reset();
+
+    RunResult result;
+    std::array<Stream, 2> streams{Stream{std::move(out_pipe.read), Tail(options.max_output)},
+                                  Stream{std::move(err_pipe.read), Tail(options.max_output)}};
+    std::array<char, 65536> buffer;
+    std::optional<Clock::time_point> stop_reading_at; // set once the child is gone
+    while (streams[0].fd.valid() || streams[1].fd.valid()) {
+        auto now = Clock::now();
+        if (!stop_reading_at) {
+            if (!group.exited() && now >= deadline)
+                result.timed_out = true;
+            if (result.timed_out || group.exited()) {
+                group.finish();
+                stop_reading_at = now + k_output_linger;
+            }
+        }
+        auto limit = stop_reading_at.value_or(deadline);
+        if (now >= limit)
+            break;
+
+        std::array<pollfd, 2> fds{};
+        for (size_t i = 0; i < streams.size(); ++i)
+            fds[i] = {streams[i].fd.get(), POLLIN, 0}; // poll ignores a negative fd
+        auto wait = std::min<Clock::duration>(limit - now, k_poll_interval);
+        auto wait_ms = std::chrono::ceil<std::chrono::milliseconds>(wait).count();
+        if (::poll(fds.data(), fds.size(), static_cast<int>(wait_ms)) < 0) {
+            if (errno == EINTR)
+                continue;
+            return fail(ErrorKind::infra, "poll: " + errno_message(errno));
+        }
+        for (size_t i = 0; i < streams.size(); ++i) {
+            if (streams[i].fd.valid() && fds[i].revents != 0)
+                drain(streams[i], buffer);
+        }
+    }
+    // Both streams reached EOF while the child may still be running.
+    if (!stop_reading_at && !group.wait_until(deadline))
+        result.timed_out = true;
+    group.finish();
+
+    result.out = streams[0].tail.take();
+    result.err = streams[1].tail.take();
+    int status = *group.wait_status();
+    if (status != k_lost_status && WIFSIGNALED(status))
+        result.signal = WTERMSIG(status);
+    if (!result.timed_out && status != k_lost_status && WIFEXITED(status))
+        result.exit_code = WEXITSTATUS(status);
+    return result;
+}
+
+std::optional<std::filesystem::path> find_program(const std::string& name) {
+    if (name.empty())
+        return std::nullopt;
+    if (name.find('/') != std::string::npos) {
+        if (is_executable_file(name))
+            return absolute_or_same(name);
+        return std::nullopt;
+    }
+    std::string search_path;
+    if (const char* value = std::getenv("PATH"))
+        search_path = value;
+    else {
+        // What execvp uses when PATH is unset.
+        search_path.resize(::confstr(_CS_PATH, nullptr, 0));
+        ::confstr(_CS_PATH, search_path.data(), search_path.size());
+        search_path.resize(std::strlen(search_path.c_str()));
+    }
+    size_t start = 0;
+    while (start <= search_path.size()) {
+        size_t end = search_path.find(':', start);
+        if (end == std::string::npos)
+            end = search_path.size();
+        std::string dir = search_path.substr(start, end - start);
+        // POSIX: an empty PATH entry means the current directory.
+        std::filesystem::path candidate = std::filesystem::path(dir.empty() ? "." : dir) / name;
+        if (is_executable_file(candidate))
+            return absolute_or_same(candidate);
+        start = end + 1;
+    }
+    return std::nullopt;
+}
+
+struct Child::Impl {
+    explicit Impl(pid_t pid) : group(pid) {}
+    Group group;
+};
+
+Child::Child(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+// Never leaves a zombie or an orphan: SIGKILL to the whole group, then reap.
+Child::~Child() {
+    m_impl->group.finish();
+}
+
+Expected<std::unique_ptr<Child>> Child::spawn(const std::vector<std::string>& argv,
+                                              const SpawnOptions& options) {
+    auto launch = RIG_TRY(prepare(argv, options.cwd, options.env));
+    auto null_in = RIG_TRY(open_fd("/dev/null", O_RDONLY));
+    const int output_flags = O_WRONLY | O_CREAT | O_TRUNC;
+    auto out = RIG_TRY(options.stdout_file.empty() ? open_fd("/dev/null", O_WRONLY)
+                                                   : open_fd(options.stdout_file, output_flags));
+    // Sharing one open file keeps stdout and stderr interleaved in write order.
+    Fd separate_err;
+    if (!options.stderr_file.empty() && options.stderr_file != options.stdout_file)
+        separate_err = RIG_TRY(open_fd(options.stderr_file, output_flags));
+    launch.stdio = {null_in.get(), out.get(),
+                    separate_err.valid() ? separate_err.get() : out.get()};
+    pid_t pid = RIG_TRY(spawn_leader(launch));
+    return std::unique_ptr<Child>(new Child(std::make_unique<Impl>(pid)));
+}
+
+int Child::pid() const {
+    return m_impl->group.pid();
+}
+
+bool Child::running() {
+    if (!m_impl->group.exited())
+        return true;
+    m_impl->group.finish();
+    return false;
+}
+
+int Child::stop(std::chrono::milliseconds grace) {
+    Group& group = m_impl->group;
+    if (!group.wait_status()) {
+        group.signal(SIGTERM);
+        group.wait_until(deadline_after(grace));
+        group.finish();
+    }
+    return *exit_status();
+}
+
+std::optional<int> Child::wait_for(std::chrono::milliseconds timeout) {
+    if (!m_impl->group.wait_until(deadline_after(timeout)))
+        return std::nullopt;
+    m_impl->group.finish();
+    return exit_status();
+}
+
+std::optional<int> Child::exit_status() const {
+    const auto& status = m_impl->group.wait_status();
+    if (!status)
+        return std::nullopt;
+    return shell_status(*status);
+}
+
+} // namespace rig::proc

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: MIT
+// Tests of proc/: run(), Child supervision, the parent-death guarantee and CPU accounting.
+#include "proc/cpu.hpp"
+#include "proc/process.hpp"
+#include "temp_dir.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace rig::proc;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+using rig::test::TempDir;
+
+std::string read_text(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Gone means no such process, or a zombie that a reaper other than us has yet to collect.
+bool process_gone(pid_t pid) {
+    if (::kill(pid, 0) != 0 && errno == ESRCH)
+        return true;
+    std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+    size_t name_end = stat.rfind(')');
+    return name_end == std::string::npos || stat.compare(name_end, 3, ") Z") == 0;
+}
+
+bool gone_within(pid_t pid, std::chrono::milliseconds limit) {
+    auto deadline = Clock::now() + limit;
+    while (!process_gone(pid)) {
+        if (Clock::now() >= deadline)
+            return false;
+        std::this_thread::sleep_for(5ms);
+    }
+    return true;
+}
+
+// Reads a pid that a child wrote to a file, waiting for the write.
+pid_t read_pid(const std::filesystem::path& path) {
+    auto deadline = Clock::now() + 2s;
+    while (Clock::now() < deadline) {
+        std::string text = read_text(path);
+        if (!text.empty() && text.back() == '\n')
+            return std::stoi(text);
+        std::this_thread::sleep_for(5ms);
+    }
+    return -1;
+}
+
+// GCC 12 warns about designated initializers that leave members out.
+RunOptions limits(std::chrono::milliseconds timeout, size_t max_output = RunOptions{}.max_output) {
+    RunOptions options;
+    options.timeout = timeout;
+    options.max_output = max_output;
+    return options;
+}
+
+RunOptions in_dir(const std::filesystem::path& cwd) {
+    RunOptions options;
+    options.cwd = cwd;
+    return options;
+}
+
+RunResult must_run(const std::vector<std::string>& argv, const RunOptions& options = {}) {
+    auto result = run(argv, options);
+    if (!result) {
+        ADD_FAILURE() << result.error().message;
+        return {};
+    }
+    return *result;
+}
+
+} // namespace
+
+TEST(Run, ExitCodes) {
+    auto ok = must_run({"true"});
+    EXPECT_EQ(ok.exit_code, 0);
+    EXPECT_EQ(ok.signal, 0);
+    EXPECT_FALSE(ok.timed_out);
+    EXPECT_EQ(must_run({"false"}).exit_code, 1);
+    EXPECT_EQ(must_run({"sh", "-c", "exit 3"}).exit_code, 3);
+}
+
+TEST(Run, Signal) {
+    auto result = must_run({"sh", "-c", "kill -9 $$"});
+    EXPECT_EQ(result.exit_code, -1);
+    EXPECT_EQ(result.signal, SIGKILL);
+}
+
+TEST(Run, MissingProgramIsAnError) {
+    auto missing = run({"rig-no-such-program"});
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.error().kind, rig::ErrorKind::infra);
+    EXPECT_EQ(missing.error().message.rfind("cannot start rig-no-such-program: ", 0), 0u)
+        << missing.error().message;
+
+    auto missing_path = run({"/nonexistent/rig-program"});
+    ASSERT_FALSE(missing_path);
+    EXPECT_NE(missing_path.error().message.find("cannot start /nonexistent/rig-program: "),
+              std::string::npos)
+        << missing_path.error().message;
+
+    EXPECT_FALSE(run({}));
+    EXPECT_FALSE(run({"true"}, in_dir("/nonexistent/dir")));
+}
+
+TEST(Run, CapturesBothStreams) {
+    auto result = must_run({"sh", "-c", "echo out; echo err >&2; echo more"});
+    EXPECT_EQ(result.out, "out\nmore\n");
+    EXPECT_EQ(result.err, "err\n");
+}
+
+TEST(Run, StdinIsDevNull) {
+    // Would hang reading the test's own stdin otherwise.
+    auto result = must_run({"cat"}, limits(2s));
+    EXPECT_FALSE(result.timed_out);
+    EXPECT_EQ(result.out, "");
+}
+
+TEST(Run, HugeOutputIsTruncatedWithoutDeadlock) {
+    auto start = Clock::now();
+    auto result = must_run({"head", "-c", "50000000", "/dev/zero"}, limits(20s));
+    EXPECT_FALSE(result.timed_out);
+    EXPECT_EQ(result.exit_code, 0);
+    ASSERT_EQ(result.out.size(), RunOptions{}.max_output);
+    EXPECT_EQ(result.out.find_first_not_of('\0'), std::string::npos);
+    EXPECT_LT(Clock::now() - start, 10s);
+}
+
+TEST(Run, BothStreamsFullAtOnce) {
+    // Fills stderr before writing stdout: reading one stream at a time would deadlock.
+    auto result =
+        must_run({"sh", "-c", "head -c 3000000 /dev/zero >&2; echo done"}, limits(10s, 1000));
+    EXPECT_FALSE(result.timed_out);
+    EXPECT_EQ(result.out, "done\n");
+    EXPECT_EQ(result.err.size(), 1000u);
+}
+
+TEST(Run, KeepsTheTail) {
+    std::string expected;
+    for (int i = 1; i <= 100000; ++i)
+        expected += std::to_string(i) + "\n";
+    auto result = must_run({"seq", "1", "100000"}, limits(10s, 20));
+    EXPECT_EQ(result.out, expected.substr(expected.size() - 20));
+
+    EXPECT_EQ(must_run({"echo", "hello"}, limits(10s, 0)).out, "");
+}
+
+TEST(Run, NoTimeout) {
+    auto result = must_run({"true"}, limits(std::chrono::milliseconds::max()));
+    EXPECT_FALSE(result.timed_out);
+    EXPECT_EQ(result.exit_code, 0);
+}
+
+TEST(Run, Timeout) {
+    auto start = Clock::now();
+    auto result = must_run({"sleep", "30"}, limits(200ms));
+    auto elapsed = Clock::now() - start;
+    EXPECT_TRUE(result.timed_out);
+    EXPECT_EQ(result.exit_code, -1);
+    EXPECT_EQ(result.signal, SIGKILL);
+    EXPECT_GE(elapsed, 200ms);
+    EXPECT_LT(elapsed, 1500ms);
+}
+
+TEST(Run, TimeoutKillsTheGroup) {
+    // sh forks sleep, which holds the pipes: killing only sh would leave run() waiting
+    // for EOF.
+    TempDir dir;
+    auto pid_file = dir.path() / "pid";
+    auto start = Clock::now();
+    auto result =
+        must_run({"sh", "-c", "sleep 30 & echo $! > \"$1\"; wait", "sh", pid_file}, limits(200ms));
+    EXPECT_TRUE(result.timed_out);
+    EXPECT_LT(Clock::now() - start, 1500ms);
+    pid_t sleep_pid = read_pid(pid_file);
+    ASSERT_GT(sleep_pid, 0);
+    EXPECT_TRUE(gone_within(sleep_pid, 2s));
+}
+
+TEST(Run, LeftoverGroupMembersAreKilled) {
+    TempDir dir;
+    auto pid_file = dir.path() / "pid";
+    auto start = Clock::now();
+    auto result =
+        must_run({"sh", "-c", "sleep 30 & echo $! > \"$1\"; echo started", "sh", pid_file});
+    EXPECT_LT(Clock::now() - start, 1500ms);
+    EXPECT_FALSE(result.timed_out);
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.out, "started\n");
+    pid_t sleep_pid = read_pid(pid_file);
+    ASSERT_GT(sleep_pid, 0);
+    EXPECT_TRUE(gone_within(sleep_pid, 2s));
+}
+
+TEST(Run, CwdAndEnv) {
+    TempDir dir;
+    EXPECT_EQ(must_run({"pwd"}, in_dir(dir.path())).out, dir.path().string() + "\n");
+
+    RunOptions options;
+    options.env = {{"RIG_PROC_TEST", "a b;c"}, {"HOME", "/rig-home"}};
+    auto result = must_run({"sh", "-c",
+                            "printf '%s|%s|%s' \"$RIG_PROC_TEST\" \"$HOME\" "
+                            "\"${PATH:+has-path}\""},
+                           options);
+    EXPECT_EQ(result.out, "a b;c|/rig-home|has-path");
+}
+
+TEST(Run, ArgumentsAreLiteral) {
+    std::vector<std::string> args = {"a b", "it's", "x;y", "$HOME", "\"q\"", "", "*", "`id`"};
+    std::vector<std::string> argv = {"printf", "[%s]"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::string expected;
+    for (const auto& arg : args)
+        expected += "[" + arg + "]";
+    EXPECT_EQ(must_run(argv).out, expected);
+}
+
+TEST(Run, ConcurrentCallsFromThreads) {
+    std::vector<std::thread> threads;
+    std::atomic<int> correct{0};
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([t, &correct] {
+            for (int i = 0; i < 10; ++i) {
+                auto result = run({"echo", std::to_string(t * 100 + i)}, limits(10s));
+                if (result && result->out == std::to_string(t * 100 + i) + "\n")
+                    ++correct;
+            }
+        });
+    }
+    for (auto& thread : threads)
+        thread.join();
+    EXPECT_EQ(correct, 40);
+}
+
+TEST(Run, NoDescriptorLeaks) {
+    auto count_fds = [] {
+        return std::distance(std::filesystem::directory_iterator("/proc/self/fd"),
+                             std::filesystem::directory_iterator{});
+    };
+    auto before = count_fds();
+    must_run({"true"});
+    must_run({"sleep", "30"}, limits(10ms));
+    EXPECT_FALSE(run({"rig-no-such-program"}));
+    auto not_executable = run({"/etc/passwd"}); // execve fails after fork
+    ASSERT_FALSE(not_executable);
+    EXPECT_EQ(not_executable.error().message, "cannot start /etc/passwd: Permission denied");
+    EXPECT_FALSE(Child::spawn({"/etc/passwd"}));
+    EXPECT_TRUE(Child::spawn({"true"}));
+    EXPECT_EQ(count_fds(), before);
+    // Every child forked above, the failed ones too, has been reaped.
+    EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+    EXPECT_EQ(errno, ECHILD);
+}
+
+TEST(FindProgram, SearchesPath) {
+    auto sh = find_program("sh");
+    ASSERT_TRUE(sh);
+    EXPECT_TRUE(sh->is_absolute());
+    EXPECT_EQ(sh->filename(), "sh");
+    EXPECT_FALSE(find_program("rig-no-such-program"));
+    EXPECT_FALSE(find_program(""));
+    EXPECT_EQ(find_program("/bin/sh"), std::filesystem::path("/bin/sh"));
+    EXPECT_FALSE(find_program("/etc/passwd")); // not executable
+    EXPECT_FALSE(find_program("/bin"));        // a directory
+}
+
+TEST(Child, StopWithSigterm) {
+    auto child = Child::spawn({"sleep", "100"});
+    ASSERT_TRUE(child) << child.error().message;
+    pid_t pid = (*child)->pid();
+    EXPECT_TRUE((*child)->running());
+    EXPECT_FALSE((*child)->exit_status());
+    EXPECT_FALSE((*child)->wait_for(50ms));
+    EXPECT_EQ((*child)->stop(2s), 128 + SIGTERM);
+    EXPECT_FALSE((*child)->running());
+    EXPECT_EQ((*child)->exit_status(), 128 + SIGTERM);
+    EXPECT_TRUE(process_gone(pid));
+}
+
+TEST(Child, SigkillAfterGrace) {
+    // sh ignores SIGTERM and so does the sleep it forks, which inherits the disposition.
+    TempDir dir;
+    auto pid_file = dir.path() / "pid";
+    auto child = Child::spawn(
+        {"sh", "-c", "trap '' TERM; sleep 100 & echo $! > \"$1\"; wait", "sh", pid_file});
+    ASSERT_TRUE(child) << child.error().message;
+    pid_t sh_pid = (*child)->pid();
+    pid_t sleep_pid = read_pid(pid_file);
+    ASSERT_GT(sleep_pid, 0);
+
+    auto start = Clock::now();
+    EXPECT_EQ((*child)->stop(200ms), 128 + SIGKILL);
+    auto elapsed = Clock::now() - start;
+    EXPECT_GE(elapsed, 200ms);
+    EXPECT_LT(elapsed, 1500ms);
+    EXPECT_TRUE(process_gone(sh_pid));
+    EXPECT_TRUE(gone_within(sleep_pid, 2s));
+}
+
+TEST(Child, ExitStatusAndOutputFiles) {
+    TempDir dir;
+    auto log = dir.path() / "log";
+    SpawnOptions options;
+    options.cwd = dir.path();
+    options.env = {{"RIG_X", "x"}};
+    options.stdout_file = log;
+    auto child =
+        Child::spawn({"sh", "-c", "echo out; echo err >&2; echo $RIG_X; pwd; exit 7"}, options);
+    ASSERT_TRUE(child) << child.error().message;
+    EXPECT_EQ((*child)->wait_for(2s), 7);
+    EXPECT_EQ((*child)->exit_status(), 7);
+    EXPECT_FALSE((*child)->running());
+    EXPECT_EQ((*child)->stop(), 7);
+    EXPECT_EQ(read_text(log), "out\nerr\nx\n" + dir.path().string() + "\n");
+
+    SpawnOptions split;
+    split.stdout_file = dir.path() / "out";
+    split.stderr_file = dir.path() / "err";
+    auto separate = Child::spawn({"sh", "-c", "echo out; echo err >&2"}, split);
+    ASSERT_TRUE(separate) << separate.error().message;
+    EXPECT_EQ((*separate)->wait_for(2s), 0);
+    EXPECT_EQ(read_text(dir.path() / "out"), "out\n");
+    EXPECT_EQ(read_text(dir.path() / "err"), "err\n");
+}
+
+TEST(Child, SpawnErrors) {
+    auto missing = Child::spawn({"rig-no-such-program"});
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.error().kind, rig::ErrorKind::infra);
+    SpawnOptions unwritable;
+    unwritable.stdout_file = "/nonexistent/dir/log";
+    EXPECT_FALSE(Child::spawn({"true"}, unwritable));
+}
+
+TEST(Child, DestructorKillsAndReaps) {
+    pid_t pid = -1;
+    {
+        auto child = Child::spawn({"sleep", "100"});
+        ASSERT_TRUE(child) << child.error().message;
+        pid = (*child)->pid();
+    }
+    // Reaped, not a zombie: the pid no longer exists at all.
+    EXPECT_EQ(::kill(pid, 0), -1);
+    EXPECT_EQ(errno, ESRCH);
+}
+
+TEST(Child, DiesWithItsParentEvenOnSigkill) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    pid_t helper = ::fork();
+    ASSERT_GE(helper, 0);
+    if (helper == 0) {
+        // The helper stands in for rig: it spawns a child, reports its pid, then waits to
+        // be killed. _exit keeps it from running the test's destructors.
+        ::close(fds[0]);
+        auto child = Child::spawn({"sleep", "100"});
+        pid_t pid = child ? (*child)->pid() : -1;
+        if (::write(fds[1], &pid, sizeof pid) != sizeof pid)
+            ::_exit(1);
+        for (;;)
+            ::pause();
+    }
+    ::close(fds[1]);
+    pid_t sleep_pid = -1;
+    ssize_t got = ::read(fds[0], &sleep_pid, sizeof sleep_pid);
+    ::close(fds[0]);
+    ::kill(helper, SIGKILL);
+    ::waitpid(helper, nullptr, 0);
+    ASSERT_EQ(got, static_cast<ssize_t>(sizeof sleep_pid));
+    ASSERT_GT(sleep_pid, 0);
+    bool gone = gone_within(sleep_pid, 2s);
+    if (!gone)
+        ::kill(sleep_pid, SIGKILL); // do not leave it behind
+    EXPECT_TRUE(gone);
+}
+
+TEST(Cpu, ProcessSeconds) {
+    auto before = cpu_seconds(::getpid());
+    ASSERT_TRUE(before);
+    EXPECT_GE(*before, 0.0);
+    // Spin until the kernel has charged us at least one more tick.
+    auto deadline = Clock::now() + 2s;
+    volatile unsigned long sink = 0;
+    std::optional<double> after = before;
+    while (after && *after <= *before && Clock::now() < deadline) {
+        for (int i = 0; i < 100000; ++i)
+            sink = sink + static_cast<unsigned long>(i);
+        after = cpu_seconds(::getpid());
+    }
+    ASSERT_TRUE(after);
+    EXPECT_GT(*after, *before);
+    EXPECT_FALSE(cpu_seconds(0));
+    EXPECT_FALSE(cpu_seconds(0x7fffffff));
+}
+
+TEST(Cpu, HostSeconds) {
+    auto first = host_cpu();
+    ASSERT_TRUE(first);
+    EXPECT_GT(first->total_seconds, 0.0);
+    EXPECT_GE(first->busy_seconds, 0.0);
+    EXPECT_LE(first->busy_seconds, first->total_seconds);
+    std::this_thread::sleep_for(20ms);
+    auto second = host_cpu();
+    ASSERT_TRUE(second);
+    EXPECT_GE(second->total_seconds, first->total_seconds);
+    EXPECT_GE(second->busy_seconds, first->busy_seconds);
+}
