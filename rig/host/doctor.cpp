@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// Host checks for `rig doctor`.
+#include "host/doctor.hpp"
+
+#include "host/facts.hpp"
+#include "proc/process.hpp"
+
+#include <elf.h>
+#include <fstream>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+namespace rig::host {
+
+namespace fs = std::filesystem;
+
+bool is_static_elf(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    Elf64_Ehdr header{};
+    if (!in.read(reinterpret_cast<char*>(&header), sizeof header) ||
+        std::string_view(reinterpret_cast<const char*>(header.e_ident), 4) != ELFMAG ||
+        header.e_ident[EI_CLASS] != ELFCLASS64)
+        return false;
+    for (int i = 0; i < header.e_phnum; ++i) {
+        Elf64_Phdr program{};
+        in.seekg(static_cast<std::streamoff>(header.e_phoff + i * header.e_phentsize));
+        if (!in.read(reinterpret_cast<char*>(&program), sizeof program))
+            return false;
+        if (program.p_type == PT_INTERP)
+            return false;
+    }
+    return true;
+}
+
+namespace {
+
+Check program_check(const std::string& name, const std::string& package, const std::string& why) {
+    if (auto path = proc::find_program(name))
+        return {name, Status::ok, path->string(), package};
+    return {name, Status::missing, "not found in PATH: " + why, package};
+}
+
+Check qemu_check() {
+    Check check{"qemu", Status::missing, "qemu-system-x86_64 not found", "qemu-system-x86"};
+    proc::RunOptions options;
+    options.timeout = std::chrono::seconds(20);
+    auto result = proc::run({"qemu-system-x86_64", "--version"}, options);
+    if (!result || result->exit_code != 0)
+        return check;
+    std::string version = parse_qemu_version(result->out);
+    int major = 0, minor = 0;
+    std::sscanf(version.c_str(), "%d.%d", &major, &minor);
+    // pvpanic's "-action panic=exit-failure" turns a guest panic into an exit code.
+    bool recent = major > 7 || (major == 7 && minor >= 1);
+    check.status = recent ? Status::ok : Status::missing;
+    check.detail = "version " + version + (recent ? "" : " (7.1 or newer needed for -action)");
+    return check;
+}
+
+Check accel_check() {
+    if (kvm_usable())
+        return {"accelerator", Status::ok, "/dev/kvm usable: guests run under KVM", ""};
+    std::string why =
+        fs::exists("/dev/kvm") ? "/dev/kvm exists but is not read-write for you" : "no /dev/kvm";
+    return {"accelerator", Status::warn, why + ": guests run under TCG, slower and noisier", ""};
+}
+
+Check virtiofsd_check() {
+    auto daemon = find_virtiofsd();
+    if (!daemon)
+        return {"virtiofsd", Status::missing, "needed for fs: virtiofs cells",
+                "qemu-system-common"};
+    Check check{"virtiofsd", Status::ok, daemon->string(), "qemu-system-common"};
+    if (::geteuid() != 0) {
+        check.status = Status::warn;
+        check.detail += " (the C daemon must run as root)";
+    }
+    return check;
+}
+
+Check busybox_check() {
+    for (const char* candidate : {"/bin/busybox", "/usr/bin/busybox"})
+        if (fs::exists(candidate)) {
+            if (is_static_elf(candidate))
+                return {"busybox-static", Status::ok, candidate, "busybox-static"};
+            return {"busybox-static", Status::missing,
+                    std::string(candidate) + " is dynamically linked; the initramfs needs a "
+                                             "static one",
+                    "busybox-static"};
+        }
+    return {"busybox-static", Status::missing, "the guest initramfs is built from it",
+            "busybox-static"};
+}
+
+Check libvirtd_check() {
+    if (!proc::find_program("libvirtd") && !fs::exists("/usr/sbin/libvirtd"))
+        return {"libvirtd", Status::warn, "not installed; only needed for backend: libvirt",
+                "libvirt-daemon-system"};
+    if (fs::exists("/run/libvirt/libvirt-sock") || fs::exists("/var/run/libvirt/libvirt-sock"))
+        return {"libvirtd", Status::ok, "running (qemu:///system socket present)",
+                "libvirt-daemon-system"};
+    return {"libvirtd", Status::warn,
+            "installed but not running; start it with: virtlogd -d && libvirtd -d",
+            "libvirt-daemon-system"};
+}
+
+Check disk_check(const fs::path& data_dir) {
+    fs::path probe = fs::absolute(data_dir);
+    while (!fs::exists(probe) && probe.has_parent_path() && probe != probe.parent_path())
+        probe = probe.parent_path();
+    struct statvfs stats {};
+    if (::statvfs(probe.c_str(), &stats) != 0)
+        return {"disk", Status::warn, "cannot stat " + probe.string(), ""};
+    uint64_t free_gib = static_cast<uint64_t>(stats.f_bavail) * stats.f_frsize >> 30;
+    std::string detail = std::to_string(free_gib) + " GiB free at " + probe.string();
+    // A kernel build folder with modules takes a few GiB; the artifact cache grows.
+    if (free_gib >= 10)
+        return {"disk", Status::ok, detail, ""};
+    return {"disk", free_gib >= 2 ? Status::warn : Status::missing,
+            detail + " (kernel builds want 10 GiB)", ""};
+}
+
+} // namespace
+
+std::vector<Check> run_checks(const fs::path& data_dir) {
+    return {
+        qemu_check(),
+        accel_check(),
+        virtiofsd_check(),
+        busybox_check(),
+        program_check("cpio", "cpio", "packs the guest initramfs"),
+        program_check("dpkg-deb", "dpkg", "unpacks Debian kernel packages"),
+        program_check("apt-get", "apt", "fetches Debian kernel packages"),
+        program_check("git", "git", "kernel trees and bisects"),
+        program_check("make", "make", "kernel builds and compile workloads"),
+        program_check("gcc", "gcc", "kernel builds and compile workloads"),
+        libvirtd_check(),
+        disk_check(data_dir),
+    };
+}
+
+} // namespace rig::host

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// `rig doctor`: what the host has, what is missing, and the Debian package that brings it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace rig::host {
+
+enum class Status { ok, warn, missing };
+
+struct Check {
+    std::string name;
+    Status status = Status::ok;
+    std::string detail;
+    std::string package; // what to apt-get install when not ok
+};
+
+// `data_dir` is where results and caches go; its free space is checked.
+std::vector<Check> run_checks(const std::filesystem::path& data_dir);
+
+// True when the ELF file has no PT_INTERP: a static binary, usable inside the initramfs.
+bool is_static_elf(const std::filesystem::path& file);
+
+} // namespace rig::host

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// Facts about the host.
+#include "host/facts.hpp"
+
+#include "proc/process.hpp"
+#include "util/strings.hpp"
+
+#include <cctype>
+#include <fcntl.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <sys/utsname.h>
+#include <thread>
+#include <unistd.h>
+
+namespace rig::host {
+
+bool cpu_has_virtualization(const std::string& cpuinfo) {
+    for (const std::string& line : util::split(cpuinfo, '\n')) {
+        if (!util::starts_with(line, "flags"))
+            continue;
+        for (const std::string& flag : util::split(line.substr(line.find(':') + 1), ' '))
+            if (flag == "vmx" || flag == "svm")
+                return true;
+    }
+    return false;
+}
+
+bool kvm_usable() {
+    int fd = ::open("/dev/kvm", O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ::close(fd);
+    // Some sandboxes offer a /dev/kvm that creates VMs which never run a guest
+    // instruction; a CPU without vmx/svm flags cannot be running real KVM.
+    std::ifstream in("/proc/cpuinfo");
+    std::ostringstream cpuinfo;
+    cpuinfo << in.rdbuf();
+    return cpu_has_virtualization(cpuinfo.str());
+}
+
+std::string choose_accel(core::Accel requested, bool kvm_present) {
+    switch (requested) {
+    case core::Accel::kvm:
+        return "kvm";
+    case core::Accel::tcg:
+        return "tcg";
+    case core::Accel::auto_detect:
+        break;
+    }
+    return kvm_present ? "kvm" : "tcg";
+}
+
+std::optional<std::filesystem::path> find_virtiofsd() {
+    for (const char* candidate : {"/usr/libexec/virtiofsd", "/usr/lib/qemu/virtiofsd"})
+        if (::access(candidate, X_OK) == 0)
+            return candidate;
+    return proc::find_program("virtiofsd");
+}
+
+std::string parse_qemu_version(const std::string& version_output) {
+    // "QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)"
+    auto words = util::split(version_output.substr(0, version_output.find('\n')), ' ');
+    for (size_t i = 0; i + 1 < words.size(); ++i) {
+        const std::string& version = words[i + 1];
+        if (words[i] == "version" && !version.empty() &&
+            std::isdigit(static_cast<unsigned char>(version[0])) &&
+            version.find('.') != std::string::npos)
+            return version;
+    }
+    return {};
+}
+
+Facts probe() {
+    Facts facts;
+    utsname names{};
+    if (::uname(&names) == 0) {
+        facts.hostname = names.nodename;
+        facts.kernel_release = names.release;
+    }
+    facts.cpus = static_cast<int>(std::thread::hardware_concurrency());
+    long pages = ::sysconf(_SC_PHYS_PAGES);
+    long page_size = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page_size > 0)
+        facts.memory_mib = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) >> 20;
+    facts.kvm = kvm_usable();
+    proc::RunOptions options;
+    options.timeout = std::chrono::seconds(20);
+    if (auto result = proc::run({"qemu-system-x86_64", "--version"}, options);
+        result && result->exit_code == 0)
+        facts.qemu_version = parse_qemu_version(result->out);
+    return facts;
+}
+
+std::string Facts::to_json() const {
+    nlohmann::ordered_json out;
+    out["hostname"] = hostname;
+    out["kernel"] = kernel_release;
+    out["cpus"] = cpus;
+    out["memory_mib"] = memory_mib;
+    out["kvm"] = kvm;
+    out["qemu"] = qemu_version;
+    return out.dump();
+}
+
+} // namespace rig::host

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// Facts about the machine rig runs on: accelerator, QEMU, CPUs, memory. Recorded per run.
+#pragma once
+
+#include "core/scenario.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace rig::host {
+
+struct Facts {
+    std::string hostname;
+    std::string kernel_release;
+    int cpus = 0;
+    uint64_t memory_mib = 0;
+    bool kvm = false;         // /dev/kvm exists and opens read-write
+    std::string qemu_version; // "7.2.22", or "" when QEMU is missing
+    std::string to_json() const;
+};
+
+Facts probe();
+
+// Whether /proc/cpuinfo text shows hardware virtualization (vmx or svm).
+bool cpu_has_virtualization(const std::string& cpuinfo);
+
+// /dev/kvm usable by this process. Users have KVM; CI and this project's machines do not.
+bool kvm_usable();
+
+// The accelerator a guest gets: kvm when asked for or auto with KVM present, else tcg.
+// Asking for kvm without it is the caller's error to report.
+std::string choose_accel(core::Accel requested, bool kvm_present);
+
+// The virtiofsd binary: the C daemon QEMU 7.2 ships, or a packaged Rust one.
+std::optional<std::filesystem::path> find_virtiofsd();
+
+// "QEMU emulator version 7.2.22 (...)" -> "7.2.22".
+std::string parse_qemu_version(const std::string& version_output);
+
+} // namespace rig::host
