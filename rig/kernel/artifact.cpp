@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+// Prebuilt kernels in the content-addressed cache: kernels/<id>/{vmlinuz, modules/, meta}.
+#include "kernel/artifact.hpp"
+
+#include "proc/process.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <elf.h>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace rig::kernel {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+Expected<void> write_text(const fs::path& path, const std::string& text) {
+    // Write then rename: a killed rig never leaves a half-written index entry.
+    fs::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out)
+            return fail(ErrorKind::infra, "cannot write " + temporary.string());
+    }
+    std::error_code ec;
+    fs::rename(temporary, path, ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot rename to " + path.string() + ": " + ec.message());
+    return {};
+}
+
+Expected<proc::RunResult> run_checked(const std::vector<std::string>& argv, const fs::path& cwd,
+                                      std::chrono::minutes timeout) {
+    proc::RunOptions options;
+    options.cwd = cwd;
+    options.timeout = timeout;
+    auto result = RIG_TRY(proc::run(argv, options));
+    if (result.exit_code != 0)
+        return fail(ErrorKind::infra,
+                    util::join(argv, " ") + " failed (exit " + std::to_string(result.exit_code) +
+                        "): " +
+                        std::string(util::trim(result.err.substr(
+                            result.err.size() > 2000 ? result.err.size() - 2000 : 0))));
+    return result;
+}
+
+// meta is "key=value" lines; it records what the artifact is without a database.
+std::string meta_text(const Artifact& artifact) {
+    return "release=" + artifact.release + "\npackage=" + artifact.package +
+           "\npackage_version=" + artifact.package_version +
+           "\nimage_sha256=" + artifact.image_sha256 + "\n";
+}
+
+Artifact load_artifact(const fs::path& dir) {
+    Artifact artifact;
+    artifact.id = dir.filename().string();
+    artifact.image = dir / "vmlinuz";
+    artifact.boot_image = extract_vmlinux(artifact.image).value_or(artifact.image);
+    for (const std::string& line : util::split(read_text(dir / "meta"), '\n')) {
+        size_t eq = line.find('=');
+        if (eq == std::string::npos)
+            continue;
+        std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+        if (key == "release")
+            artifact.release = value;
+        else if (key == "package")
+            artifact.package = value;
+        else if (key == "package_version")
+            artifact.package_version = value;
+        else if (key == "image_sha256")
+            artifact.image_sha256 = value;
+    }
+    if (!artifact.release.empty() &&
+        fs::exists(dir / "lib/modules" / artifact.release / "modules.dep"))
+        artifact.modules_dir = dir / "lib/modules" / artifact.release;
+    return artifact;
+}
+
+// Moves an unpacked tree (vmlinuz + lib/modules) into kernels/<id>, keyed by content.
+Expected<Artifact> adopt(const fs::path& staging, Artifact artifact, const fs::path& cache) {
+    artifact.image_sha256 = RIG_TRY(util::sha256_file(staging / "vmlinuz"));
+    artifact.id = artifact.image_sha256.substr(0, 16);
+    RIG_TRY(write_text(staging / "meta", meta_text(artifact)));
+    fs::path target = cache / "kernels" / artifact.id;
+    std::error_code ec;
+    if (fs::exists(target / "meta")) {
+        fs::remove_all(staging, ec); // same content is already there
+    } else {
+        fs::remove_all(target, ec);
+        fs::create_directories(target.parent_path(), ec);
+        fs::rename(staging, target, ec);
+        if (ec)
+            return fail(ErrorKind::infra,
+                        "cannot move kernel into " + target.string() + ": " + ec.message());
+    }
+    return load_artifact(target);
+}
+
+Expected<fs::path> make_staging(const fs::path& cache) {
+    fs::path dir =
+        cache / "tmp" / ("k" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir, ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot create " + dir.string() + ": " + ec.message());
+    return dir;
+}
+
+// Debian packages ship no modules.dep (their postinst runs depmod), so run it here.
+Expected<void> ensure_depmod(const fs::path& root, const std::string& release) {
+    if (fs::exists(root / "lib/modules" / release / "modules.dep"))
+        return {};
+    if (!fs::exists(root / "lib/modules" / release))
+        return {};
+    RIG_TRY(run_checked({"depmod", "-b", root.string(), release}, root, std::chrono::minutes(5)));
+    return {};
+}
+
+// An ELF file whose section headers end within it (a decompressor that stopped at
+// trailing bytes still wrote all of it) and that carries the Xen PHYS32_ENTRY note QEMU
+// needs to start it through PVH (CONFIG_PVH); without it the bzImage is booted.
+bool is_pvh_elf(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    Elf64_Ehdr header{};
+    if (!in.read(reinterpret_cast<char*>(&header), sizeof header) ||
+        std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
+        return false;
+    std::error_code ec;
+    auto size = fs::file_size(file, ec);
+    if (ec || header.e_shoff + uint64_t(header.e_shnum) * header.e_shentsize > size)
+        return false;
+    constexpr uint32_t k_xen_elfnote_phys32_entry = 18;
+    for (int i = 0; i < header.e_phnum; ++i) {
+        Elf64_Phdr program{};
+        in.seekg(static_cast<std::streamoff>(header.e_phoff + uint64_t(i) * header.e_phentsize));
+        if (!in.read(reinterpret_cast<char*>(&program), sizeof program))
+            return false;
+        if (program.p_type != PT_NOTE || program.p_filesz > (1u << 20))
+            continue;
+        std::string notes(program.p_filesz, '\0');
+        in.seekg(static_cast<std::streamoff>(program.p_offset));
+        if (!in.read(notes.data(), static_cast<std::streamsize>(notes.size())))
+            return false;
+        for (size_t at = 0; at + sizeof(Elf64_Nhdr) <= notes.size();) {
+            Elf64_Nhdr note{};
+            std::memcpy(&note, notes.data() + at, sizeof note);
+            size_t name_at = at + sizeof note;
+            size_t desc_at = name_at + ((note.n_namesz + 3) & ~3u);
+            if (note.n_type == k_xen_elfnote_phys32_entry && note.n_namesz == 4 &&
+                name_at + 4 <= notes.size() && notes.compare(name_at, 3, "Xen") == 0)
+                return true;
+            at = desc_at + ((note.n_descsz + 3) & ~3u);
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+std::optional<fs::path> extract_vmlinux(const fs::path& bzimage) {
+    fs::path vmlinux = bzimage.parent_path() / "vmlinux";
+    if (is_pvh_elf(vmlinux))
+        return vmlinux;
+    std::string image = read_text(bzimage);
+    struct Format {
+        std::string_view magic;
+        std::vector<std::string> command;
+    };
+    const Format k_formats[] = {
+        {{"\xfd"
+          "7zXZ\0",
+          6},
+         {"xz", "-dc", "--single-stream"}},
+        {"\x28\xb5\x2f\xfd", {"zstd", "-dcq"}},
+        {"\x1f\x8b\x08", {"gzip", "-dc"}},
+    };
+    fs::path payload = vmlinux.string() + ".payload";
+    fs::path partial = vmlinux.string() + ".tmp";
+    std::error_code ec;
+    for (const Format& format : k_formats) {
+        size_t offset = image.find(format.magic);
+        if (offset == std::string::npos)
+            continue;
+        {
+            std::ofstream out(payload, std::ios::binary | std::ios::trunc);
+            out.write(image.data() + offset, static_cast<std::streamsize>(image.size() - offset));
+        }
+        auto argv = format.command;
+        argv.push_back(payload.string());
+        proc::SpawnOptions options;
+        options.stdout_file = partial;
+        options.stderr_file = "/dev/null";
+        // The decompressor may complain about the bytes after the stream; the check of
+        // the ELF it wrote is what counts.
+        if (auto child = proc::Child::spawn(argv, options))
+            (*child)->wait_for(std::chrono::minutes(2));
+        fs::remove(payload, ec);
+        if (is_pvh_elf(partial)) {
+            fs::rename(partial, vmlinux, ec);
+            if (!ec)
+                return vmlinux;
+        }
+        fs::remove(partial, ec);
+    }
+    return std::nullopt;
+}
+
+fs::path default_cache_dir() {
+    if (const char* env = std::getenv("RIG_CACHE"); env && *env)
+        return fs::absolute(env);
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+        return fs::path(xdg) / "rig";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return fs::path(home) / ".cache" / "rig";
+    return fs::absolute(fs::path("rig-results") / "cache");
+}
+
+Expected<Artifact> fetch_debian(const std::string& package, const fs::path& cache,
+                                const Status& status) {
+    fs::path index = cache / "kernels" / "debian" / package;
+    if (fs::exists(index)) {
+        fs::path dir = cache / "kernels" / util::trim(read_text(index));
+        if (fs::exists(dir / "meta") && fs::exists(dir / "vmlinuz"))
+            return load_artifact(dir);
+    }
+    if (status)
+        status("fetching " + package);
+    fs::path staging = RIG_TRY(make_staging(cache));
+    RIG_TRY(run_checked({"apt-get", "download", package}, staging, std::chrono::minutes(20)));
+    fs::path deb;
+    for (const auto& entry : fs::directory_iterator(staging))
+        if (entry.path().extension() == ".deb")
+            deb = entry.path();
+    if (deb.empty())
+        return fail(ErrorKind::infra, "apt-get download " + package + " left no .deb");
+
+    Artifact artifact;
+    artifact.package = package;
+    auto version = RIG_TRY(
+        run_checked({"dpkg-deb", "-f", deb.string(), "Version"}, staging, std::chrono::minutes(1)));
+    artifact.package_version = std::string(util::trim(version.out));
+    fs::path tree = staging / "tree";
+    if (status)
+        status("unpacking " + package);
+    RIG_TRY(run_checked({"dpkg-deb", "-x", deb.string(), tree.string()}, staging,
+                        std::chrono::minutes(10)));
+    fs::path image;
+    for (const auto& entry : fs::directory_iterator(tree / "boot"))
+        if (util::starts_with(entry.path().filename().string(), "vmlinuz-"))
+            image = entry.path();
+    if (image.empty())
+        return fail(ErrorKind::infra, package + " has no boot/vmlinuz-*");
+    artifact.release = image.filename().string().substr(std::string("vmlinuz-").size());
+    RIG_TRY(ensure_depmod(tree, artifact.release));
+
+    // Keep only what a guest needs: the image and the module tree.
+    fs::path kept = staging / "kept";
+    std::error_code ec;
+    fs::create_directories(kept / "lib/modules", ec);
+    fs::rename(image, kept / "vmlinuz", ec);
+    if (!ec && fs::exists(tree / "lib/modules" / artifact.release))
+        fs::rename(tree / "lib/modules" / artifact.release, kept / "lib/modules" / artifact.release,
+                   ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot arrange " + kept.string() + ": " + ec.message());
+    Artifact adopted = RIG_TRY(adopt(kept, artifact, cache));
+    fs::remove_all(staging, ec);
+    fs::create_directories(index.parent_path(), ec);
+    RIG_TRY(write_text(index, adopted.id + "\n"));
+    return adopted;
+}
+
+Expected<Artifact> take_image(const fs::path& image, const fs::path& modules,
+                              const fs::path& cache) {
+    if (!fs::is_regular_file(image))
+        return fail(ErrorKind::config, "kernel image " + image.string() + " is not a file");
+    fs::path staging = RIG_TRY(make_staging(cache));
+    std::error_code ec;
+    fs::copy_file(image, staging / "vmlinuz", ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot copy " + image.string() + ": " + ec.message());
+    Artifact artifact;
+    if (!modules.empty()) {
+        if (!fs::is_directory(modules))
+            return fail(ErrorKind::config,
+                        "modules folder " + modules.string() + " is not a folder");
+        artifact.release = modules.filename().string();
+        fs::create_directories(staging / "lib/modules", ec);
+        fs::copy(modules, staging / "lib/modules" / artifact.release,
+                 fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+        if (ec)
+            return fail(ErrorKind::infra, "cannot copy " + modules.string() + ": " + ec.message());
+        RIG_TRY(ensure_depmod(staging, artifact.release));
+    }
+    return adopt(staging, artifact, cache);
+}
+
+Expected<Artifact> prebuilt(const core::Kernel& kernel, const fs::path& cache,
+                            const Status& status) {
+    switch (kernel.source) {
+    case core::KernelSource::debian:
+        return fetch_debian(kernel.package, cache, status);
+    case core::KernelSource::image:
+        return take_image(kernel.image, kernel.modules, cache);
+    case core::KernelSource::git:
+        break;
+    }
+    return fail(ErrorKind::not_implemented,
+                "kernel " + kernel.name +
+                    ": git kernels land with the issue 'kernels from git trees'");
+}
+
+} // namespace rig::kernel

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// Kernel artifacts: a bootable image plus its modules, in a content-addressed cache.
+#pragma once
+
+#include "core/scenario.hpp"
+#include "util/error.hpp"
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace rig::kernel {
+
+struct Artifact {
+    std::string id; // first 16 hex digits of the image's sha256
+    std::string image_sha256;
+    std::filesystem::path image; // bzImage / vmlinuz
+    // What guests boot: the ELF vmlinux inside the bzImage when it could be extracted
+    // (QEMU starts it through PVH, without firmware or in-guest decompression, seconds
+    // faster under TCG), else the bzImage itself.
+    std::filesystem::path boot_image;
+    std::filesystem::path modules_dir; // lib/modules/RELEASE with modules.dep, or empty
+    std::string release;               // uname -r of the kernel
+    std::string package;               // Debian package name, when fetched from one
+    std::string package_version;
+};
+
+// Where kernels, initramfs images and build trees are kept between runs:
+// $RIG_CACHE, else $XDG_CACHE_HOME/rig, else ~/.cache/rig.
+std::filesystem::path default_cache_dir();
+
+using Status = std::function<void(const std::string& phase)>;
+
+// `debian: PACKAGE`: apt-get download + dpkg-deb -x, never installed. A second call for
+// the same package is a cache hit with no download.
+Expected<Artifact> fetch_debian(const std::string& package, const std::filesystem::path& cache,
+                                const Status& status = {});
+
+// `image: PATH` with optional `modules: DIR`: copied into the cache by content.
+Expected<Artifact> take_image(const std::filesystem::path& image,
+                              const std::filesystem::path& modules,
+                              const std::filesystem::path& cache);
+
+// Extracts vmlinux from the bzImage next to it, once; nullopt when the payload's
+// compression is not one rig knows (xz, zstd, gzip) or the result is not whole.
+std::optional<std::filesystem::path> extract_vmlinux(const std::filesystem::path& bzimage);
+
+// Extracts vmlinux from the bzImage next to it, once; nullopt when the payload's
+// compression is not one rig knows (xz, zstd, gzip) or the result is not whole.
+std::optional<std::filesystem::path> extract_vmlinux(const std::filesystem::path& bzimage);
+
+// The artifact for a prebuilt kernel entry; git kernels come from the build layer.
+Expected<Artifact> prebuilt(const core::Kernel& kernel, const std::filesystem::path& cache,
+                            const Status& status = {});
+
+} // namespace rig::kernel
