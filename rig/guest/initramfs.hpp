@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+// The per-kernel base initramfs: static busybox, the agent (guests/init) and the module
+// closure, cached by the hash of everything that goes into it.
+#pragma once
+
+#include "core/fs.hpp"
+#include "kernel/artifact.hpp"
+#include "util/error.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace rig::guest {
+
+// Modules a guest of a cell on `fs` loads when the kernel has them as modules: 9p for
+// the root share, the cell's filesystem, and pvpanic so that a panic reaches QEMU.
+// Loading only these matters: each insmod costs tens of milliseconds under TCG.
+struct ModuleSet {
+    std::vector<std::string> required;
+    std::vector<std::string> optional;
+};
+const ModuleSet& guest_modules(core::Fs fs);
+
+// The load order file in the base archive for cells on `fs`.
+std::string module_list_path(core::Fs fs);
+
+// The agent script rig carries inside its binary (from guests/init).
+std::string_view agent_script();
+
+// Returns the cached archive for this kernel, building it on first use.
+Expected<std::filesystem::path> base_initramfs(const kernel::Artifact& kernel,
+                                               const std::filesystem::path& cache);
+
+// base + job archive, concatenated: the kernel unpacks both, the job's files last.
+Expected<void> write_sample_initrd(const std::filesystem::path& base, const std::string& job_cpio,
+                                   const std::filesystem::path& out);
+
+} // namespace rig::guest

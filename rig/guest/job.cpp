@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// The job archive.
+#include "guest/job.hpp"
+
+#include "guest/cpio.hpp"
+#include "guest/initramfs.hpp"
+
+namespace rig::guest {
+
+std::string work_mount_options(const core::Cell& cell) {
+    if (cell.fs() != core::Fs::v9p)
+        return {};
+    std::string options = "trans=virtio,version=9p2000.L";
+    if (auto msize = cell.msize())
+        options += ",msize=" + std::to_string(*msize);
+    if (!cell.cache().empty())
+        options += ",cache=" + cell.cache();
+    return options;
+}
+
+Expected<std::string> job_file(const Job& job) {
+    std::string text;
+    auto add = [&](const std::string& key, const std::string& value) -> Expected<void> {
+        if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
+            return fail(ErrorKind::config, "job value for " + key + " has a newline");
+        text += key + "=" + value + "\n";
+        return {};
+    };
+    RIG_TRY(add("RUN_ID", job.run_label));
+    RIG_TRY(add("MODULES", module_list_path(job.fs)));
+    RIG_TRY(add("WORK_FSTYPE", std::string(core::to_string(job.fs))));
+    RIG_TRY(add("WORK_TAG", k_work_tag));
+    RIG_TRY(add("WORK_OPTS", job.work_options));
+    RIG_TRY(add("WORK_MOUNTPOINT", k_work_mount_point));
+    RIG_TRY(add("WORKLOAD_TIMEOUT", std::to_string(job.workload_timeout.count())));
+    return text;
+}
+
+Expected<std::string> job_archive(const Job& job) {
+    CpioWriter cpio;
+    cpio.add_directory("etc");
+    cpio.add_directory("etc/rig");
+    cpio.add_file("etc/rig/job", RIG_TRY(job_file(job)));
+    cpio.add_file("etc/rig/workload.sh", job.workload_script + "\n");
+    return cpio.finish();
+}
+
+} // namespace rig::guest

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+// The job a guest runs: /etc/rig/job (KEY=VALUE) and /etc/rig/workload.sh, as a small
+// cpio archive appended to the kernel's base initramfs.
+#pragma once
+
+#include "core/cell.hpp"
+#include "util/error.hpp"
+
+#include <chrono>
+#include <string>
+
+namespace rig::guest {
+
+// The share tags and mount point the agent and the hypervisor agree on.
+inline constexpr const char* k_root_tag = "hostroot";
+inline constexpr const char* k_work_tag = "work";
+// Under /run, a tmpfs in the guest: the read-only host root needs no mount point.
+inline constexpr const char* k_work_mount_point = "/run/rig/work";
+
+struct Job {
+    std::string run_label; // shows in the agent's hello record
+    core::Fs fs = core::Fs::v9p;
+    std::string work_options;                 // -o for the work mount; "" for virtiofs
+    std::chrono::seconds workload_timeout{0}; // the guest's own backstop; 0 = none
+    std::string workload_script;              // run by the guest's sh in the share
+};
+
+// The 9p mount options a cell asks for: exactly its msize and cache, nothing implied.
+std::string work_mount_options(const core::Cell& cell);
+
+// Values travel as KEY=VALUE lines: a newline in one is refused, never escaped.
+Expected<std::string> job_file(const Job& job);
+Expected<std::string> job_archive(const Job& job);
+
+} // namespace rig::guest

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// Module closure from modules.dep.
+#include "guest/modules.hpp"
+
+#include "util/strings.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace rig::guest {
+
+namespace {
+
+std::string normalise(std::string name) {
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+} // namespace
+
+std::string module_name(std::string_view path) {
+    size_t slash = path.rfind('/');
+    if (slash != std::string_view::npos)
+        path.remove_prefix(slash + 1);
+    size_t dot = path.find(".ko");
+    return normalise(std::string(path.substr(0, dot)));
+}
+
+ModuleIndex parse_module_index(std::string_view modules_dep, std::string_view modules_builtin) {
+    ModuleIndex index;
+    for (const std::string& line : util::split(modules_dep, '\n')) {
+        size_t colon = line.find(':');
+        if (colon == std::string::npos)
+            continue;
+        std::vector<std::string> deps;
+        for (const std::string& dep : util::split(util::trim(line.substr(colon + 1)), ' '))
+            if (!dep.empty())
+                deps.push_back(dep);
+        index.deps.emplace_back(std::string(util::trim(line.substr(0, colon))), std::move(deps));
+    }
+    for (const std::string& line : util::split(modules_builtin, '\n'))
+        if (!util::trim(line).empty())
+            index.builtin.push_back(module_name(util::trim(line)));
+    return index;
+}
+
+Expected<ModuleIndex> read_module_index(const std::filesystem::path& modules_dir) {
+    auto dep_file = modules_dir / "modules.dep";
+    if (!std::filesystem::exists(dep_file))
+        return fail(ErrorKind::infra, "no modules.dep in " + modules_dir.string());
+    return parse_module_index(read_file(dep_file), read_file(modules_dir / "modules.builtin"));
+}
+
+Expected<std::vector<std::string>> load_order(const ModuleIndex& index,
+                                              const std::vector<std::string>& wanted) {
+    std::map<std::string, const std::pair<std::string, std::vector<std::string>>*> by_name;
+    std::map<std::string, const std::vector<std::string>*> by_path;
+    for (const auto& entry : index.deps) {
+        by_name[module_name(entry.first)] = &entry;
+        by_path[entry.first] = &entry.second;
+    }
+    std::set<std::string> builtin(index.builtin.begin(), index.builtin.end());
+
+    std::vector<std::string> order;
+    std::set<std::string> visited;
+    // modules.dep lists each module's whole closure, deepest last, so loading that list
+    // in reverse and then the module is what modprobe does; a depth-first walk gives
+    // the same order and copes with lists that are not closed.
+    auto visit = [&](auto&& self, const std::string& path) -> void {
+        if (!visited.insert(path).second)
+            return;
+        if (auto it = by_path.find(path); it != by_path.end())
+            for (auto dep = it->second->rbegin(); dep != it->second->rend(); ++dep)
+                self(self, *dep);
+        order.push_back(path);
+    };
+    for (const std::string& name : wanted) {
+        std::string key = normalise(name);
+        if (auto it = by_name.find(key); it != by_name.end())
+            visit(visit, it->second->first);
+        else if (!builtin.count(key))
+            return fail(ErrorKind::infra,
+                        "kernel module '" + name + "' is neither built in nor in modules.dep");
+    }
+    return order;
+}
+
+} // namespace rig::guest

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+// Parsing of the agent's records.
+#include "guest/protocol.hpp"
+
+#include "util/base64.hpp"
+#include "util/strings.hpp"
+
+#include <charconv>
+
+namespace rig::guest {
+
+namespace {
+
+constexpr size_t k_max_mounts = 64 * 1024;
+constexpr size_t k_max_metrics = 1000;
+constexpr size_t k_max_tail = 64 * 1024;
+
+// Appends one decoded chunk of a base64 stream, up to `cap` bytes in all.
+bool append_chunk(std::string& into, const std::string& field, size_t cap) {
+    auto chunk = util::base64_decode(field);
+    if (!chunk)
+        return false;
+    // Filling up to the cap, rather than skipping a chunk that does not fit, keeps a
+    // prefix of the stream: a later short chunk cannot be spliced on after a gap.
+    if (into.size() < cap)
+        into.append(*chunk, 0, cap - into.size());
+    return true;
+}
+
+std::optional<uint64_t> to_u64(std::string_view text) {
+    uint64_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+        return std::nullopt;
+    return value;
+}
+
+// A token field is plain text, "-" for empty, or "b64:" + base64 of anything else.
+std::string token(const std::string& field) {
+    if (field == "-")
+        return {};
+    if (util::starts_with(field, "b64:"))
+        return util::base64_decode(std::string_view(field).substr(4)).value_or("?");
+    return field;
+}
+
+} // namespace
+
+std::vector<Record> ChannelParser::feed(std::string_view bytes) {
+    std::vector<Record> records;
+    for (char c : bytes) {
+        if (c != '\n') {
+            if (m_discarding)
+                continue;
+            if (m_partial.size() >= k_max_line) {
+                m_discarding = true;
+                m_partial.clear();
+                continue;
+            }
+            m_partial += c;
+            continue;
+        }
+        if (m_discarding) {
+            m_discarding = false;
+            ++m_junk;
+            continue;
+        }
+        std::string_view line(m_partial);
+        if (!line.empty() && line.back() == '\r')
+            line.remove_suffix(1);
+        if (util::starts_with(line, "RIG ")) {
+            auto parts = util::split(line.substr(4), ' ');
+            Record record{parts.front(), {parts.begin() + 1, parts.end()}};
+            records.push_back(std::move(record));
+        } else if (!line.empty()) {
+            ++m_junk;
+        }
+        m_partial.clear();
+    }
+    return records;
+}
+
+void AgentReport::apply(const Record& record) {
+    const auto& f = record.fields;
+    const std::string& type = record.type;
+    bool ok = true;
+    if (type == "hello" && f.size() >= 2) {
+        hello = true;
+        kernel_release = token(f[1]);
+    } else if (type == "boot" && !f.empty()) {
+        boot_ns = to_u64(f[0]);
+        ok = boot_ns.has_value();
+    } else if (type == "start" && f.size() == 1) {
+        start_ns = to_u64(f[0]);
+        ok = start_ns.has_value();
+    } else if (type == "end" && f.size() == 2) {
+        end_ns = to_u64(f[0]);
+        auto status = to_u64(f[1]);
+        ok = end_ns && status && *status < 1000;
+        if (ok)
+            exit_status = static_cast<int>(*status);
+    } else if (type == "output" && f.size() == 1) {
+        output_bytes = to_u64(f[0]);
+        ok = output_bytes.has_value();
+    } else if (type == "mounts" && f.size() == 1) {
+        ok = append_chunk(mounts_text, f[0], k_max_mounts);
+    } else if (type == "tail" && f.size() == 1) {
+        ok = append_chunk(tail, f[0], k_max_tail);
+    } else if (type == "metric" && f.size() == 3) {
+        // guests/init lets "[-+]?[0-9]..." through; from_chars takes no leading '+'.
+        std::string_view text = f[1];
+        if (text.size() > 1 && text[0] == '+' && text[1] >= '0' && text[1] <= '9')
+            text.remove_prefix(1);
+        double value = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        ok = ec == std::errc() && end == text.data() + text.size();
+        if (ok && metrics.size() < k_max_metrics)
+            metrics.push_back({f[0], value, f[2]});
+    } else if (type == "module" && f.size() >= 2) {
+        if (f[1] == "fail" && module_failures.size() < 100)
+            module_failures.push_back(token(f[0]) + ": " +
+                                      (f.size() > 2 ? util::base64_decode(f[2]).value_or("") : ""));
+    } else if (type == "error" && f.size() == 2) {
+        setup_error = token(f[0]) + ": " + util::base64_decode(f[1]).value_or("?");
+    } else if (type == "done") {
+        done = true;
+    } else if (type == "warn") {
+        // informational: an unknown job key and the like
+    } else {
+        ok = false;
+    }
+    if (!ok)
+        ++malformed;
+}
+
+double AgentReport::workload_seconds() const {
+    if (!start_ns || !end_ns || *end_ns < *start_ns)
+        return 0;
+    return static_cast<double>(*end_ns - *start_ns) / 1e9;
+}
+
+std::vector<std::string> AgentReport::mounts() const {
+    std::vector<std::string> lines;
+    for (std::string& line : util::split(mounts_text, '\n'))
+        if (!line.empty())
+            lines.push_back(std::move(line));
+    return lines;
+}
+
+std::optional<MountLine> find_mount(const std::vector<std::string>& mounts,
+                                    std::string_view mount_point) {
+    for (const std::string& line : mounts) {
+        auto parts = util::split(line, ' ');
+        if (parts.size() >= 4 && parts[1] == mount_point)
+            return MountLine{parts[0], parts[1], parts[2], parts[3]};
+    }
+    return std::nullopt;
+}
+
+} // namespace rig::guest

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// The guest agent's result channel: "RIG <type> <fields>" lines, parsed defensively.
+// The format is described in guests/README.md.
+#pragma once
+
+#include "core/sample.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rig::guest {
+
+struct Record {
+    std::string type;
+    std::vector<std::string> fields;
+};
+
+// Splits the channel's byte stream into records. Lines longer than the agent ever
+// writes, or not starting with "RIG ", are junk: counted and dropped, never kept.
+class ChannelParser final {
+public:
+    static constexpr size_t k_max_line = 4096;
+    std::vector<Record> feed(std::string_view bytes);
+    size_t junk_lines() const { return m_junk; }
+
+private:
+    std::string m_partial;
+    bool m_discarding = false;
+    size_t m_junk = 0;
+};
+
+// What the agent reported, assembled from records. Every list is capped, so a guest
+// that floods the channel cannot grow rig's memory.
+struct AgentReport {
+    bool hello = false;
+    std::string kernel_release;
+    std::optional<uint64_t> boot_ns;
+    std::optional<uint64_t> start_ns;
+    std::optional<uint64_t> end_ns;
+    std::optional<int> exit_status;
+    std::optional<uint64_t> output_bytes;
+    std::string mounts_text; // /proc/mounts as the guest saw it
+    std::string tail;        // last bytes of workload output
+    std::vector<core::Metric> metrics;
+    std::vector<std::string> module_failures;
+    std::optional<std::string> setup_error; // "mount-work: <message>"
+    bool done = false;
+    size_t malformed = 0; // RIG lines that did not parse
+
+    void apply(const Record& record);
+    double workload_seconds() const; // 0 when start/end are missing
+    std::vector<std::string> mounts() const;
+};
+
+// The /proc/mounts line whose mount point is `mount_point`.
+struct MountLine {
+    std::string source;
+    std::string mount_point;
+    std::string fstype;
+    std::string options;
+};
+std::optional<MountLine> find_mount(const std::vector<std::string>& mounts,
+                                    std::string_view mount_point);
+
+} // namespace rig::guest
