@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+// The Hypervisor interface: boot a guest from a kernel, an initramfs and shares, and
+// watch it. QEMU started directly is one backend; libvirt is another.
+#pragma once
+
+#include "util/error.hpp"
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rig::vm {
+
+enum class ShareKind { v9p, virtiofs };
+
+struct Share {
+    ShareKind kind = ShareKind::v9p;
+    std::string tag;
+    std::filesystem::path path;
+    bool readonly = false;
+    std::string security_model = "none"; // 9p: none, mapped-xattr, passthrough
+    std::string virtiofs_cache = "auto"; // virtiofs: auto, always, none
+};
+
+struct GuestSpec {
+    std::string name; // for logs and libvirt domain names
+    std::filesystem::path kernel;
+    std::filesystem::path initrd;
+    std::string cmdline;
+    uint64_t memory_mib = 1024;
+    int cpus = 2;
+    std::string accel = "tcg"; // kvm or tcg
+    std::vector<Share> shares;
+    std::filesystem::path console_log; // first serial port: the kernel console
+    std::filesystem::path channel_log; // second serial port: the agent's records
+    std::filesystem::path runtime_dir; // sockets and helper logs
+};
+
+struct CpuTimes {
+    double vm_seconds = 0;     // the VM process (vCPU and device threads)
+    double helper_seconds = 0; // virtiofsd and other helpers
+};
+
+class Vm {
+public:
+    virtual ~Vm() = default;
+    // The exit status once the VM is gone (0 after poweroff, non-zero after pvpanic).
+    virtual std::optional<int> poll() = 0;
+    virtual CpuTimes cpu_times() = 0;
+    // Stops the VM and its helpers now; safe to call more than once.
+    virtual void destroy() = 0;
+    // Whether a helper (virtiofsd) died while the VM still ran, with a reason.
+    virtual std::optional<std::string> helper_failure() = 0;
+    // The command line or domain description, kept as evidence.
+    virtual std::string describe() const = 0;
+};
+
+class Hypervisor {
+public:
+    virtual ~Hypervisor() = default;
+    virtual std::string name() const = 0;
+    // Only a guest that could not be started at all is an Error (infra-error outcome).
+    virtual Expected<std::unique_ptr<Vm>> start(const GuestSpec& spec) = 0;
+};
+
+} // namespace rig::vm

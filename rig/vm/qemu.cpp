@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// The QEMU backend.
+#include "vm/qemu.hpp"
+
+#include "host/facts.hpp"
+#include "proc/cpu.hpp"
+#include "proc/process.hpp"
+#include "util/strings.hpp"
+
+#include <fstream>
+#include <thread>
+
+namespace rig::vm {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// QEMU's option parser (-fsdev, -chardev) splits at single commas; a literal one is ",,".
+std::string escape_commas(const std::string& value) {
+    std::string out;
+    for (char c : value)
+        out += c == ',' ? std::string(",,") : std::string(1, c);
+    return out;
+}
+
+// The C virtiofsd parses -o with libfuse's option parser, where "\," is a literal comma.
+std::string escape_fuse_option(const std::string& value) {
+    std::string out;
+    for (char c : value) {
+        if (c == ',' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<std::string> qemu_argv(const GuestSpec& spec,
+                                   const std::vector<fs::path>& virtiofs_sockets) {
+    bool virtiofs = !virtiofs_sockets.empty();
+    std::string machine = "q35,accel=" + spec.accel;
+    // vhost-user needs guest RAM that virtiofsd can map: a shared memfd as large as -m.
+    if (virtiofs)
+        machine += ",memory-backend=mem";
+    std::vector<std::string> argv{
+        "qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none", "-machine",
+        machine, "-cpu", spec.accel == "kvm" ? "host" : "max", "-m",
+        std::to_string(spec.memory_mib), "-smp", std::to_string(spec.cpus),
+        // A reboot becomes an exit, and a guest panic a non-zero exit status.
+        "-no-reboot", "-device", "pvpanic-pci", "-action", "panic=exit-failure", "-kernel",
+        spec.kernel.string(), "-initrd", spec.initrd.string(), "-append", spec.cmdline, "-serial",
+        "file:" + spec.console_log.string(), "-serial", "file:" + spec.channel_log.string()};
+    if (virtiofs) {
+        argv.insert(argv.end(), {"-object", "memory-backend-memfd,id=mem,size=" +
+                                                std::to_string(spec.memory_mib) + "M,share=on"});
+    }
+    size_t socket = 0;
+    for (size_t i = 0; i < spec.shares.size(); ++i) {
+        const Share& share = spec.shares[i];
+        std::string id = "fs" + std::to_string(i);
+        if (share.kind == ShareKind::v9p) {
+            std::string path = escape_commas(share.path.string());
+            std::string fsdev = "local,id=" + id + ",path=" + path +
+                                ",security_model=" + share.security_model + ",multidevs=remap";
+            if (share.readonly)
+                fsdev += ",readonly=on";
+            argv.insert(argv.end(), {"-fsdev", fsdev, "-device",
+                                     "virtio-9p-pci,fsdev=" + id + ",mount_tag=" + share.tag});
+        } else {
+            argv.insert(
+                argv.end(),
+                {"-chardev",
+                 "socket,id=" + id + ",path=" + escape_commas(virtiofs_sockets[socket++].string()),
+                 "-device", "vhost-user-fs-pci,chardev=" + id + ",tag=" + share.tag});
+        }
+    }
+    return argv;
+}
+
+std::vector<std::string> virtiofsd_argv(const fs::path& daemon, const Share& share,
+                                        const fs::path& socket) {
+    return {daemon.string(),
+            "--socket-path=" + socket.string(),
+            "-o",
+            "source=" + escape_fuse_option(share.path.string()),
+            "-o",
+            "cache=" + share.virtiofs_cache};
+}
+
+namespace {
+
+class QemuVm final : public Vm {
+public:
+    QemuVm(std::unique_ptr<proc::Child> qemu, std::vector<std::unique_ptr<proc::Child>> helpers,
+           std::string argv_text)
+        : m_qemu(std::move(qemu)), m_helpers(std::move(helpers)), m_argv(std::move(argv_text)) {}
+    ~QemuVm() override { destroy(); }
+
+    std::optional<int> poll() override {
+        if (m_qemu->running())
+            return std::nullopt;
+        return m_qemu->exit_status();
+    }
+
+    CpuTimes cpu_times() override {
+        CpuTimes times;
+        if (m_qemu->running())
+            times.vm_seconds = proc::cpu_seconds(m_qemu->pid()).value_or(0);
+        for (auto& helper : m_helpers)
+            if (helper->running())
+                times.helper_seconds += proc::tree_cpu_seconds(helper->pid()).value_or(0);
+        return times;
+    }
+
+    void destroy() override {
+        // QEMU first: virtiofsd exits by itself when its vhost-user peer goes away.
+        if (m_qemu->running())
+            m_qemu->stop(std::chrono::seconds(2));
+        for (auto& helper : m_helpers)
+            if (helper->running())
+                helper->stop(std::chrono::seconds(2));
+    }
+
+    std::optional<std::string> helper_failure() override {
+        for (auto& helper : m_helpers)
+            if (!helper->running() && m_qemu->running())
+                return "virtiofsd exited with status " +
+                       std::to_string(helper->exit_status().value_or(-1));
+        return std::nullopt;
+    }
+
+    std::string describe() const override { return m_argv; }
+
+private:
+    std::unique_ptr<proc::Child> m_qemu;
+    std::vector<std::unique_ptr<proc::Child>> m_helpers;
+    std::string m_argv;
+};
+
+class QemuHypervisor final : public Hypervisor {
+public:
+    std::string name() const override { return "qemu"; }
+
+    Expected<std::unique_ptr<Vm>> start(const GuestSpec& spec) override {
+        std::error_code ec;
+        fs::create_directories(spec.runtime_dir, ec);
+        std::vector<std::unique_ptr<proc::Child>> helpers;
+        std::vector<fs::path> sockets;
+        for (const Share& share : spec.shares) {
+            if (share.kind != ShareKind::virtiofs)
+                continue;
+            auto daemon = host::find_virtiofsd();
+            if (!daemon)
+                return fail(ErrorKind::infra, "virtiofsd not found (install qemu-system-common)");
+            fs::path socket = spec.runtime_dir / ("virtiofsd-" + share.tag + ".sock");
+            fs::remove(socket, ec);
+            proc::SpawnOptions options;
+            options.stdout_file = spec.runtime_dir / ("virtiofsd-" + share.tag + ".log");
+            helpers.push_back(
+                RIG_TRY(proc::Child::spawn(virtiofsd_argv(*daemon, share, socket), options)));
+            RIG_TRY(wait_for_socket(*helpers.back(), socket, options.stdout_file));
+            sockets.push_back(socket);
+        }
+        auto argv = qemu_argv(spec, sockets);
+        write_argv(spec.runtime_dir / "qemu.argv", argv);
+        proc::SpawnOptions options;
+        options.stdout_file = spec.runtime_dir / "qemu.log";
+        auto qemu = RIG_TRY(proc::Child::spawn(argv, options));
+        return std::unique_ptr<Vm>(
+            std::make_unique<QemuVm>(std::move(qemu), std::move(helpers), util::join(argv, " ")));
+    }
+
+private:
+    // For a developer who wants to boot the same guest by hand: one argument a line.
+    // rig never reads it back or runs it.
+    static void write_argv(const fs::path& file, const std::vector<std::string>& argv) {
+        std::ofstream out(file, std::ios::trunc);
+        for (const std::string& argument : argv)
+            out << argument << "\n";
+    }
+
+    static Expected<void> wait_for_socket(proc::Child& daemon, const fs::path& socket,
+                                          const fs::path& log) {
+        for (int i = 0; i < 200; ++i) {
+            if (fs::exists(socket))
+                return {};
+            if (!daemon.running())
+                return fail(ErrorKind::infra,
+                            "virtiofsd exited before creating its socket; see " + log.string());
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        return fail(ErrorKind::infra, "virtiofsd did not create " + socket.string() + " in 10 s");
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Hypervisor> make_qemu_hypervisor() {
+    return std::make_unique<QemuHypervisor>();
+}
+
+} // namespace rig::vm
