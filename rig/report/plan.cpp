@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// Rendering of an expanded matrix.
+#include "report/plan.hpp"
+
+#include "report/table.hpp"
+#include "util/units.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace rig::report {
+
+namespace {
+
+std::string or_dash(const std::string& text) {
+    return text.empty() ? "-" : text;
+}
+
+std::string render_text(const core::Scenario& scenario, const std::vector<core::Cell>& cells) {
+    Table table(
+        {{"id"}, {"kernel"}, {"config"}, {"fs"}, {"msize", Align::right}, {"cache"}, {"workload"}});
+    std::string workload = describe_workload(scenario.workload);
+    for (const core::Cell& cell : cells)
+        table.add_row({cell.id, cell.kernel_name, cell.config, cell.param("fs"),
+                       or_dash(cell.param("msize")), or_dash(cell.cache()), workload});
+
+    size_t boots = cells.size() * static_cast<size_t>(scenario.repeat + scenario.warmup);
+    std::string out = "scenario " + scenario.name + " (" + scenario.file + ")\n\n";
+    out += table.to_text();
+    out += "\n" + std::to_string(cells.size()) + " cells x " + std::to_string(scenario.repeat) +
+           " repeats + " + std::to_string(scenario.warmup) + " warmup = " + std::to_string(boots) +
+           " boots\n";
+    return out;
+}
+
+std::string render_json(const core::Scenario& scenario, const std::vector<core::Cell>& cells) {
+    nlohmann::ordered_json out;
+    out["scenario"] = scenario.name;
+    out["file"] = scenario.file;
+    out["repeat"] = scenario.repeat;
+    out["warmup"] = scenario.warmup;
+    out["workload"] = describe_workload(scenario.workload);
+    out["cells"] = nlohmann::ordered_json::array();
+    for (const core::Cell& cell : cells) {
+        nlohmann::ordered_json entry;
+        entry["id"] = cell.id;
+        entry["kernel"] = cell.kernel_name;
+        entry["config"] = cell.config;
+        for (const auto& [axis, value] : cell.params) {
+            if (axis == "msize")
+                entry[axis] = std::stoull(value);
+            else if (axis != "config")
+                entry[axis] = value;
+        }
+        out["cells"].push_back(std::move(entry));
+    }
+    out["count"] = cells.size();
+    return out.dump(2) + "\n";
+}
+
+} // namespace
+
+std::string describe_workload(const core::Workload& workload) {
+    switch (workload.kind) {
+    case core::WorkloadKind::generate:
+        return "generated C (" + std::to_string(workload.generate.units) +
+               " units): " + workload.command;
+    case core::WorkloadKind::tree:
+        return workload.tree + ": " + workload.command;
+    case core::WorkloadKind::command:
+        return workload.command;
+    }
+    return {};
+}
+
+std::string render_plan(const core::Scenario& scenario, const std::vector<core::Cell>& cells,
+                        PlanFormat format) {
+    return format == PlanFormat::json ? render_json(scenario, cells) : render_text(scenario, cells);
+}
+
+} // namespace rig::report

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Fixed-width text tables that paste into a plain-text mail, and their markdown twin.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rig::report {
+
+enum class Align { left, right };
+
+struct Column {
+    std::string title;
+    Align align = Align::left;
+};
+
+class Table final {
+public:
+    explicit Table(std::vector<Column> columns);
+    void add_row(std::vector<std::string> cells);
+    size_t rows() const { return m_rows.size(); }
+
+    // Columns separated by two spaces, padded to the widest cell; no trailing blanks.
+    std::string to_text() const;
+    std::string to_markdown() const;
+
+private:
+    std::vector<size_t> widths() const;
+
+    std::vector<Column> m_columns;
+    std::vector<std::vector<std::string>> m_rows;
+};
+
+} // namespace rig::report

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+// Tests of report/: text and markdown tables, the results table and duration formatting.
+#include "report/results.hpp"
+#include "report/table.hpp"
+
+#include <gtest/gtest.h>
+#include <sstream>
+
+using namespace rig;
+using namespace rig::report;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    return lines;
+}
+
+// Columns as a terminal shows them: one per UTF-8 code point.
+size_t columns(std::string_view text) {
+    size_t n = 0;
+    for (char c : text)
+        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+}
+
+// The display column at which `needle` starts in `line`.
+size_t column_of(const std::string& line, const std::string& needle) {
+    size_t at = line.find(needle);
+    EXPECT_NE(at, std::string::npos) << needle << " not in: " << line;
+    return at == std::string::npos ? 0 : columns(std::string_view(line).substr(0, at));
+}
+
+core::Cell cell(std::string id, std::string kernel, std::map<std::string, std::string> params) {
+    core::Cell c;
+    c.id = std::move(id);
+    c.kernel_name = std::move(kernel);
+    c.config = "debian";
+    c.params = std::move(params);
+    return c;
+}
+
+core::Sample sample(const std::string& cell_id, core::Outcome outcome, double seconds) {
+    core::Sample s;
+    s.cell_id = cell_id;
+    s.outcome = outcome;
+    s.guest_seconds = seconds;
+    s.wall_seconds = seconds + 0.5;
+    return s;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+TEST(Table, TextAlignment) {
+    Table table({{"name"}, {"n", Align::right}, {"note"}});
+    table.add_row({"a", "1", "x"});
+    table.add_row({"bbbbbb", "100", ""});
+    EXPECT_EQ(table.rows(), 2u);
+    EXPECT_EQ(table.to_text(), "name      n  note\n"
+                               "a         1  x\n"
+                               "bbbbbb  100\n");
+}
+
+TEST(Table, NoTrailingBlanks) {
+    Table table({{"left"}, {"last column"}});
+    table.add_row({"1", "a"});
+    table.add_row({"22", ""});
+    for (const auto& line : lines_of(table.to_text())) {
+        ASSERT_FALSE(line.empty());
+        EXPECT_NE(line.back(), ' ') << "[" << line << "]";
+    }
+}
+
+TEST(Table, Utf8ArrowIsOneColumn) {
+    Table table({{"msize", Align::right}, {"cache"}});
+    table.add_row({"4186112→512000", "loose"});
+    table.add_row({"8192", "none"});
+    auto lines = lines_of(table.to_text());
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(columns(lines[1]), columns("4186112→512000  loose"));
+    EXPECT_EQ(lines[2], std::string(10, ' ') + "8192  none");
+    EXPECT_EQ(column_of(lines[0], "cache"), column_of(lines[1], "loose"));
+    EXPECT_EQ(column_of(lines[1], "loose"), column_of(lines[2], "none"));
+}
+
+TEST(Table, Markdown) {
+    Table table({{"a|b"}, {"n", Align::right}});
+    table.add_row({"x | y", "1"});
+    table.add_row({"", "22"});
+    EXPECT_EQ(table.to_markdown(), "| a\\|b | n |\n"
+                                   "| --- | ---: |\n"
+                                   "| x \\| y | 1 |\n"
+                                   "|  | 22 |\n");
+}
+
+TEST(Results, FormatSeconds) {
+    EXPECT_EQ(format_seconds(0), "0.0s");
+    EXPECT_EQ(format_seconds(12.34), "12.3s");
+    EXPECT_EQ(format_seconds(59.94), "59.9s");
+    EXPECT_EQ(format_seconds(60), "1m 0s");
+    EXPECT_EQ(format_seconds(20 * 60 + 40), "20m 40s");
+    EXPECT_EQ(format_seconds(20 * 60 + 40.4), "20m 40s");
+    EXPECT_EQ(format_seconds(3599.4), "59m 59s");
+    EXPECT_EQ(format_seconds(2 * 3600 + 60), "2h 1m");
+}
+
+TEST(Results, Cells) {
+    std::vector<core::Cell> cells{
+        cell("aaaaaaaaaaaa", "debian-6.1",
+             {{"fs", "9p"}, {"msize", "4186112"}, {"cache", "loose"}}),
+        cell("bbbbbbbbbbbb", "debian-6.1", {{"fs", "9p"}, {"msize", "8192"}, {"cache", "none"}}),
+        cell("cccccccccccc", "debian-6.12", {{"fs", "virtiofs"}}),
+        cell("dddddddddddd", "debian-6.12", {{"fs", "9p"}, {"cache", "loose"}}),
+    };
+    std::vector<core::Sample> samples;
+    // A: 9pnet limited msize to 512000; three clean runs.
+    for (double seconds : {14.0, 10.0, 12.0}) {
+        auto s = sample("aaaaaaaaaaaa", core::Outcome::ok, seconds);
+        s.msize_negotiated = 512000;
+        s.cache_negotiated = "loose";
+        s.host_cpu_percent = seconds * 4; // 40, 48, 56: median 48
+        samples.push_back(s);
+    }
+    // B: got what it asked for; one clean, one with errors (still timed), one failed.
+    auto b_ok = sample("bbbbbbbbbbbb", core::Outcome::ok, 5);
+    b_ok.msize_negotiated = 8192;
+    b_ok.cache_negotiated = "none";
+    auto b_errors = sample("bbbbbbbbbbbb", core::Outcome::errors, 7);
+    b_errors.error_count = 2;
+    auto b_failed = sample("bbbbbbbbbbbb", core::Outcome::workload_failed, 1);
+    b_failed.error_count = 1;
+    b_failed.warning_count = 1;
+    samples.insert(samples.begin(), {b_failed, b_ok, b_errors});
+    // D: one run, and 6.12's hex spelling already mapped back to "loose".
+    auto d = sample("dddddddddddd", core::Outcome::ok, 75);
+    d.cache_negotiated = "loose";
+    samples.push_back(d);
+
+    std::string text = render_results(cells, samples);
+    auto lines = lines_of(text);
+    ASSERT_EQ(lines.size(), 5u) << text;
+    for (const auto& line : lines)
+        EXPECT_NE(line.back(), ' ') << line;
+    EXPECT_TRUE(contains(lines[0], "case")) << lines[0];
+    EXPECT_TRUE(contains(lines[0], "duration (median [IQR])"));
+
+    const std::string& a = lines[1];
+    EXPECT_EQ(a.rfind("A)", 0), 0u) << a;
+    EXPECT_TRUE(contains(a, "debian-6.1")) << a;
+    EXPECT_TRUE(contains(a, "4186112→512000")) << a;
+    EXPECT_TRUE(contains(a, "  loose  ")) << a;
+    EXPECT_TRUE(contains(a, "12.0s [11.0s–13.0s] n=3")) << a;
+    EXPECT_TRUE(contains(a, "~48%")) << a;
+    EXPECT_TRUE(contains(a, "  none  ")) << a;
+    EXPECT_TRUE(contains(a, "3 ok")) << a;
+
+    const std::string& b = lines[2];
+    EXPECT_EQ(b.rfind("B)", 0), 0u) << b;
+    EXPECT_TRUE(contains(b, " 8192  ")) << b;
+    EXPECT_FALSE(contains(b, "→")) << b;
+    EXPECT_TRUE(contains(b, "6.0s [5.5s–6.5s] n=2")) << b;
+    EXPECT_TRUE(contains(b, "3 errors in 2/3, 1 warning")) << b;
+    EXPECT_TRUE(contains(b, "1 errors, 1 ok, 1 workload-failed")) << b;
+
+    const std::string& c = lines[3];
+    EXPECT_EQ(c.rfind("C)", 0), 0u) << c;
+    EXPECT_TRUE(contains(c, "virtiofs")) << c;
+    EXPECT_TRUE(contains(c, "default")) << c;
+    EXPECT_TRUE(contains(c, "no samples")) << c;
+
+    const std::string& d_line = lines[4];
+    EXPECT_TRUE(contains(d_line, "1m 15s (n=1)")) << d_line;
+    EXPECT_FALSE(contains(d_line, "→")) << d_line;
+
+    // Every row's columns line up under the header, arrows included.
+    size_t cache_column = column_of(lines[0], "cache");
+    EXPECT_EQ(column_of(a, "loose"), cache_column);
+    EXPECT_EQ(column_of(b, "none"), cache_column);
+    EXPECT_EQ(column_of(c, "default"), cache_column);
+}
+
+TEST(Results, CacheMismatchShown) {
+    std::vector<core::Cell> cells{cell("eeeeeeeeeeee", "k", {{"fs", "9p"}, {"cache", "mmap"}})};
+    auto s = sample("eeeeeeeeeeee", core::Outcome::ok, 3);
+    s.cache_negotiated = "loose";
+    EXPECT_TRUE(contains(render_results(cells, {s}), "mmap→loose"));
+}
+
+TEST(Results, CaseLabelsPastZ) {
+    std::vector<core::Cell> cells;
+    for (int i = 0; i < 54; ++i)
+        cells.push_back(cell("id" + std::to_string(i), "k", {{"fs", "9p"}}));
+    auto lines = lines_of(render_results(cells, {}));
+    ASSERT_EQ(lines.size(), 55u);
+    auto label = [&](size_t row) { return lines[row + 1].substr(0, lines[row + 1].find(' ')); };
+    EXPECT_EQ(label(0), "A)");
+    EXPECT_EQ(label(25), "Z)");
+    EXPECT_EQ(label(26), "AA)");
+    EXPECT_EQ(label(27), "AB)");
+    EXPECT_EQ(label(51), "AZ)");
+    EXPECT_EQ(label(52), "BA)");
+}
