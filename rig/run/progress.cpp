@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// Progress display.
+#include "run/progress.hpp"
+
+#include "util/units.hpp"
+
+namespace rig::run {
+
+namespace {
+
+std::string format_seconds(double seconds) {
+    return util::format_duration(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
+}
+
+} // namespace
+
+Progress::Progress(std::ostream& out, bool tty, size_t total_samples)
+    : m_out(out), m_tty(tty), m_total(total_samples) {}
+
+std::string Progress::status_line() const {
+    double elapsed = std::chrono::duration<double>(Clock::now() - m_run_start).count();
+    double in_sample = std::chrono::duration<double>(Clock::now() - m_sample_start).count();
+    std::string eta = "?";
+    if (m_done > 0) {
+        // Mean sample time so far, times what is left, minus what this one already took.
+        double mean = m_done_seconds / static_cast<double>(m_done);
+        double left = mean * static_cast<double>(m_total - m_index) - std::min(in_sample, mean);
+        eta = format_seconds(std::max(0.0, left));
+    }
+    return "[" + std::to_string(m_index + 1) + "/" + std::to_string(m_total) + "] " + m_label +
+           ": " + m_phase + " (" + format_seconds(in_sample) + "; elapsed " +
+           format_seconds(elapsed) + ", ETA " + eta + ")";
+}
+
+void Progress::draw() {
+    m_last_draw = Clock::now();
+    if (m_tty)
+        m_out << "\r\033[K" << status_line() << std::flush;
+    else
+        m_out << status_line() << "\n" << std::flush;
+}
+
+void Progress::begin_sample(size_t index, const std::string& label) {
+    m_index = index;
+    m_label = label;
+    m_phase = "starting";
+    m_sample_start = Clock::now();
+}
+
+void Progress::phase(const std::string& name) {
+    m_phase = name;
+    draw();
+}
+
+void Progress::tick() {
+    if (m_tty && Clock::now() - m_last_draw >= std::chrono::seconds(1))
+        draw();
+}
+
+void Progress::end_sample(const std::string& outcome, double seconds) {
+    ++m_done;
+    m_done_seconds += seconds;
+    note("[" + std::to_string(m_index + 1) + "/" + std::to_string(m_total) + "] " + m_label + ": " +
+         outcome + " in " + format_seconds(seconds));
+}
+
+void Progress::note(const std::string& line) {
+    if (m_tty)
+        m_out << "\r\033[K";
+    m_out << line << "\n" << std::flush;
+}
+
+} // namespace rig::run

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// Progress of a long run: which sample and cell, which phase, elapsed time and ETA.
+// On a terminal one status line is redrawn; elsewhere each phase is a plain line.
+#pragma once
+
+#include <chrono>
+#include <ostream>
+#include <string>
+
+namespace rig::run {
+
+class Progress final {
+public:
+    Progress(std::ostream& out, bool tty, size_t total_samples);
+
+    void begin_sample(size_t index, const std::string& label);
+    void phase(const std::string& name);
+    void tick(); // cheap; redraws the terminal line at most once a second
+    void end_sample(const std::string& outcome, double seconds);
+    void note(const std::string& line); // a line that stays, above the status line
+
+private:
+    using Clock = std::chrono::steady_clock;
+    std::string status_line() const;
+    void draw();
+
+    std::ostream& m_out;
+    bool m_tty;
+    size_t m_total;
+    size_t m_index = 0;
+    size_t m_done = 0;
+    double m_done_seconds = 0;
+    std::string m_label;
+    std::string m_phase;
+    Clock::time_point m_run_start = Clock::now();
+    Clock::time_point m_sample_start = Clock::now();
+    Clock::time_point m_last_draw{};
+};
+
+} // namespace rig::run

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// `rig run`: every cell x repetition of a scenario, after warmups, into the database.
+#pragma once
+
+#include "core/scenario.hpp"
+#include "store/store.hpp"
+#include "util/error.hpp"
+#include "vm/hypervisor.hpp"
+
+#include <atomic>
+#include <filesystem>
+#include <optional>
+#include <ostream>
+
+namespace rig::run {
+
+struct RunSettings {
+    std::filesystem::path results_dir; // per-sample logs: results_dir/runs/<run>/...
+    std::filesystem::path cache_dir;   // kernels and initramfs images
+    bool tty = false;
+};
+
+struct RunSummary {
+    int64_t run_id = 0;
+    size_t samples_run = 0;
+    size_t samples_skipped = 0; // finished before a resume
+    size_t samples_not_ok = 0;
+    bool interrupted = false;
+};
+
+// Runs what `run_id`'s run still lacks; a fresh run when run_id is 0. Samples already
+// stored are skipped, so a resumed run never repeats one.
+Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Database& db,
+                                  vm::Hypervisor& hypervisor, const RunSettings& settings,
+                                  int64_t run_id, const std::atomic<bool>& interrupted,
+                                  std::ostream& out);
+
+} // namespace rig::run

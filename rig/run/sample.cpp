@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+// Running one sample.
+#include "run/sample.hpp"
+
+#include "core/classify.hpp"
+#include "core/evidence.hpp"
+#include "core/fs.hpp"
+#include "guest/initramfs.hpp"
+#include "guest/job.hpp"
+#include "guest/protocol.hpp"
+#include "proc/cpu.hpp"
+#include "run/follow.hpp"
+#include "workload/generate.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <thread>
+
+namespace rig::run {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr auto k_poll = std::chrono::milliseconds(50);
+// After the agent's last record the guest only has to power off.
+constexpr auto k_poweroff_grace = std::chrono::seconds(30);
+
+std::string utc_now() {
+    std::time_t now = std::time(nullptr);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    return text;
+}
+
+std::string whole_seconds(std::chrono::milliseconds duration) {
+    return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(duration).count()) +
+           " s";
+}
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+}
+
+// CPU figures at one instant, so that the workload window is end minus start.
+struct CpuMark {
+    vm::CpuTimes vm;
+    proc::HostCpu host;
+    Clock::time_point at;
+};
+
+CpuMark mark(vm::Vm& guest) {
+    return {guest.cpu_times(), proc::host_cpu().value_or(proc::HostCpu{}), Clock::now()};
+}
+
+std::string workload_script(const core::Workload& workload) {
+    return "# rig workload\nset -e\n" + workload.command;
+}
+
+// The evidence that explains an outcome: the setup error, the end of the console, or
+// the end of the workload's output.
+std::string evidence_for(core::Outcome outcome, const guest::AgentReport& report,
+                         const std::string& console_tail, const std::string& note) {
+    std::string evidence = note;
+    auto tail_of = [](const std::string& text, size_t bytes) {
+        return text.size() > bytes ? text.substr(text.size() - bytes) : text;
+    };
+    if (report.setup_error)
+        evidence += "agent setup failed: " + *report.setup_error + "\n";
+    switch (outcome) {
+    case core::Outcome::workload_failed:
+    case core::Outcome::errors:
+        if (!report.tail.empty())
+            return evidence + "workload output (tail):\n" + tail_of(report.tail, 4096);
+        return evidence + "console (tail):\n" + tail_of(console_tail, 4096);
+    case core::Outcome::ok:
+        return evidence;
+    default:
+        return evidence + "console (tail):\n" + tail_of(console_tail, 4096);
+    }
+}
+
+// What QEMU and virtiofsd said, for an infra-error's evidence: why a guest never ran.
+std::string helper_logs(const fs::path& dir) {
+    std::string out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        if (entry.path().extension() != ".log" || entry.path().filename() == "console.log")
+            continue;
+        FileFollower log(entry.path());
+        std::string text = log.read_new(1 << 20);
+        if (text.empty())
+            continue;
+        if (text.size() > 2048)
+            text = text.substr(text.size() - 2048);
+        out += entry.path().filename().string() + " (tail):\n" + text + "\n";
+    }
+    return out;
+}
+
+} // namespace
+
+std::string guest_cmdline() {
+    // console_msg_format=syslog prefixes each console line with its printk level, so the
+    // console is the whole kernel log with levels, up to a panic.
+    return "console=ttyS0 console_msg_format=syslog panic=-1 rdinit=/init";
+}
+
+Expected<void> prepare_share(const core::Workload& workload, const fs::path& share) {
+    std::error_code ec;
+    fs::remove_all(share, ec);
+    fs::create_directories(share, ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot create " + share.string() + ": " + ec.message());
+    switch (workload.kind) {
+    case core::WorkloadKind::generate:
+        return workload::write_generated_project(share, workload.generate);
+    case core::WorkloadKind::tree:
+        fs::copy(workload.tree, share,
+                 fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+        if (ec)
+            return fail(ErrorKind::infra, "cannot copy " + workload.tree + ": " + ec.message());
+        return {};
+    case core::WorkloadKind::command:
+        return {};
+    }
+    return {};
+}
+
+core::Sample run_sample(const SampleContext& context) {
+    const core::Scenario& scenario = context.scenario;
+    core::Sample sample;
+    sample.cell_id = context.cell.id;
+    sample.repetition = context.repetition;
+    sample.accel = context.accel;
+    sample.kernel_artifact = context.kernel.id;
+    sample.started_at = utc_now();
+    sample.mount_requested = guest::work_mount_options(context.cell);
+    if (context.cell.fs() == core::Fs::virtiofs)
+        sample.mount_requested =
+            "virtiofsd cache=" + (context.cell.cache().empty() ? "auto" : context.cell.cache());
+    auto phase = [&](const std::string& name) {
+        if (context.on_phase)
+            context.on_phase(name);
+    };
+    core::SampleFacts facts;
+    auto infra = [&](const std::string& why) {
+        facts.start_failed = true;
+        sample.outcome = core::classify(facts);
+        sample.evidence = why;
+        return sample;
+    };
+
+    std::error_code ec;
+    fs::remove_all(context.dir, ec);
+    fs::create_directories(context.dir, ec);
+    fs::path share = context.dir / "share";
+    phase("preparing workload");
+    if (auto prepared = prepare_share(scenario.workload, share); !prepared)
+        return infra(prepared.error().message);
+
+    guest::Job job;
+    job.run_label = context.cell.id + "-" + std::to_string(context.repetition);
+    job.fs = context.cell.fs();
+    job.work_options = guest::work_mount_options(context.cell);
+    job.workload_timeout =
+        std::chrono::duration_cast<std::chrono::seconds>(scenario.timeouts.workload) +
+        std::chrono::seconds(5);
+    job.workload_script = workload_script(scenario.workload);
+    auto job_cpio = guest::job_archive(job);
+    if (!job_cpio)
+        return infra(job_cpio.error().message);
+    fs::path initrd = context.dir / "initrd.cpio";
+    if (auto written = guest::write_sample_initrd(context.base_initrd, *job_cpio, initrd); !written)
+        return infra(written.error().message);
+
+    vm::GuestSpec spec;
+    spec.name = "rig-" + job.run_label;
+    spec.kernel = context.kernel.boot_image;
+    spec.initrd = initrd;
+    spec.cmdline = guest_cmdline();
+    spec.memory_mib = scenario.guest.memory_mib;
+    spec.cpus = scenario.guest.cpus;
+    spec.accel = context.accel;
+    spec.console_log = context.dir / "console.log";
+    spec.channel_log = context.dir / "channel.log";
+    spec.runtime_dir = context.dir;
+    spec.shares.push_back({vm::ShareKind::v9p, guest::k_root_tag, "/", true, "none", ""});
+    vm::Share work;
+    work.tag = guest::k_work_tag;
+    work.path = share;
+    if (context.cell.fs() == core::Fs::virtiofs) {
+        work.kind = vm::ShareKind::virtiofs;
+        work.virtiofs_cache = context.cell.cache().empty() ? "auto" : context.cell.cache();
+    }
+    spec.shares.push_back(work);
+
+    phase("booting");
+    Clock::time_point launched = Clock::now();
+    auto started = context.hypervisor.start(spec);
+    if (!started)
+        return infra(started.error().message);
+    std::unique_ptr<vm::Vm> guest = std::move(*started);
+
+    FileFollower console_file(spec.console_log), channel_file(spec.channel_log);
+    TailBuffer console_tail(64 * 1024);
+    LineSplitter console_lines;
+    core::Scan console_scan;
+    guest::ChannelParser parser;
+    guest::AgentReport report;
+    std::optional<CpuMark> start_mark, end_mark;
+    Clock::time_point last_output = launched;
+    std::optional<Clock::time_point> done_at;
+    std::string note;
+
+    while (true) {
+        std::string console_bytes = console_file.read_new();
+        std::string channel_bytes = channel_file.read_new();
+        if (!console_bytes.empty() || !channel_bytes.empty())
+            last_output = Clock::now();
+        console_tail.append(console_bytes);
+        console_lines.feed(console_bytes, [&](std::string_view line) {
+            if (line.find("Kernel panic") != std::string_view::npos)
+                facts.panic_on_console = true;
+            core::merge_scan(console_scan, core::scan_console(line));
+        });
+        for (const guest::Record& record : parser.feed(channel_bytes)) {
+            bool was_started = report.start_ns.has_value(), was_ended = report.end_ns.has_value();
+            report.apply(record);
+            if (!was_started && report.start_ns) {
+                start_mark = mark(*guest);
+                phase("running workload");
+            }
+            if (!was_ended && report.end_ns) {
+                end_mark = mark(*guest);
+                phase("collecting");
+            }
+            if (report.done && !done_at)
+                done_at = Clock::now();
+        }
+
+        Clock::time_point now = Clock::now();
+        if (auto status = guest->poll()) {
+            facts.vm_exit = *status;
+            break;
+        }
+        if (context.interrupted) {
+            facts.interrupted = true;
+            note = "rig was interrupted during this sample\n";
+            break;
+        }
+        // virtiofsd leaves when the guest resets its device at poweroff; only a death
+        // before the agent is done is a failure.
+        if (auto failure = report.done ? std::nullopt : guest->helper_failure()) {
+            facts.helper_failed = true;
+            note = *failure + "\n";
+            break;
+        }
+        if (facts.panic_on_console && seconds_between(last_output, now) > 5)
+            break; // a panicked guest without pvpanic would sit here forever
+        // A setup failure powers the guest off by itself; only silence waits on it.
+        if (!report.start_ns && !report.setup_error && now - launched > scenario.timeouts.boot) {
+            facts.boot_timed_out = true;
+            note =
+                "no workload start within " + whole_seconds(scenario.timeouts.boot) + " of boot\n";
+            break;
+        }
+        if (start_mark && !report.end_ns && now - start_mark->at > scenario.timeouts.workload) {
+            facts.workload_timed_out = true;
+            note = "the workload did not end within its timeout\n";
+            break;
+        }
+        if (now - last_output > scenario.timeouts.silence) {
+            facts.silent = true;
+            note = "no output on console or result channel for " +
+                   whole_seconds(scenario.timeouts.silence) + "\n";
+            break;
+        }
+        if (done_at && now - *done_at > k_poweroff_grace)
+            break; // everything is reported; a guest that will not power off is not data
+        if (context.on_tick)
+            context.on_tick();
+        std::this_thread::sleep_for(k_poll);
+    }
+    guest->destroy();
+    // What the guest wrote after the last poll still counts.
+    std::string console_rest = console_file.read_new(8 << 20);
+    console_tail.append(console_rest);
+    console_lines.feed(console_rest, [&](std::string_view line) {
+        if (line.find("Kernel panic") != std::string_view::npos)
+            facts.panic_on_console = true;
+        core::merge_scan(console_scan, core::scan_console(line));
+    });
+    for (const guest::Record& record : parser.feed(channel_file.read_new(8 << 20)))
+        report.apply(record);
+    Clock::time_point finished = Clock::now();
+
+    facts.hello = report.hello;
+    facts.setup_failed = report.setup_error.has_value();
+    facts.ended = report.end_ns.has_value();
+    facts.workload_exit = report.exit_status.value_or(-1);
+
+    core::Scan scan = console_scan;
+    core::merge_scan(scan, core::scan_text(report.tail, "workload"));
+    facts.error_lines = scan.errors;
+    sample.outcome = core::classify(facts);
+    sample.error_count = scan.errors;
+    sample.warning_count = scan.warnings;
+    sample.lines = std::move(scan.lines);
+    sample.metrics = report.metrics;
+    sample.exit_status = facts.workload_exit;
+    sample.guest_seconds = report.workload_seconds();
+    sample.total_seconds = seconds_between(launched, finished);
+    if (start_mark && end_mark) {
+        sample.wall_seconds = seconds_between(start_mark->at, end_mark->at);
+        sample.qemu_cpu_seconds = end_mark->vm.vm_seconds - start_mark->vm.vm_seconds;
+        sample.helper_cpu_seconds = end_mark->vm.helper_seconds - start_mark->vm.helper_seconds;
+        sample.host_cpu_seconds = end_mark->host.busy_seconds - start_mark->host.busy_seconds;
+        double total = end_mark->host.total_seconds - start_mark->host.total_seconds;
+        sample.host_cpu_percent = total > 0 ? 100.0 * sample.host_cpu_seconds / total : 0;
+    }
+    if (auto mount = guest::find_mount(report.mounts(),
+                                       std::string("/newroot") + guest::k_work_mount_point)) {
+        sample.mount_negotiated = mount->fstype + " " + mount->options;
+        auto negotiated = core::negotiated_options(context.cell.fs(), mount->options);
+        sample.msize_negotiated = negotiated.msize;
+        sample.cache_negotiated = negotiated.cache;
+    }
+    if (sample.outcome == core::Outcome::infra_error)
+        note += helper_logs(context.dir);
+    if (parser.junk_lines() > 0 || report.malformed > 0)
+        note += "result channel: " + std::to_string(parser.junk_lines()) + " junk lines, " +
+                std::to_string(report.malformed) + " malformed records\n";
+    sample.evidence = evidence_for(sample.outcome, report, console_tail.text(), note);
+    fs::remove_all(share, ec);
+    return sample;
+}
+
+} // namespace rig::run
