@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// Subcommands that fit in a few lines each.
+#include "cli/commands.hpp"
+
+#include "core/matrix.hpp"
+#include "host/doctor.hpp"
+#include "report/plan.hpp"
+#include "report/table.hpp"
+#include "spec/spec.hpp"
+
+#include <iostream>
+
+namespace rig::cli {
+
+int exit_code_for(const Error& error) {
+    switch (error.kind) {
+    case ErrorKind::usage:
+    case ErrorKind::config:
+        return k_exit_usage;
+    case ErrorKind::infra:
+        return k_exit_infra;
+    case ErrorKind::not_implemented:
+        return k_exit_unavailable;
+    }
+    return k_exit_infra;
+}
+
+int report_error(const Error& error) {
+    std::cerr << "rig: " << error.message << "\n";
+    return exit_code_for(error);
+}
+
+int plan_command(const GlobalOptions&, const std::filesystem::path& file, PlanFormatOption format) {
+    auto scenario = spec::load_scenario(file);
+    if (!scenario)
+        return report_error(scenario.error());
+    auto cells = core::expand(*scenario);
+    if (!cells)
+        return report_error(cells.error());
+    std::cout << report::render_plan(*scenario, *cells,
+                                     format == PlanFormatOption::json ? report::PlanFormat::json
+                                                                      : report::PlanFormat::text);
+    return k_exit_ok;
+}
+
+int doctor_command(const GlobalOptions& global) {
+    auto checks = host::run_checks(global.db.parent_path());
+    report::Table table({{"check"}, {"status"}, {"detail"}});
+    std::vector<std::string> packages;
+    bool missing = false;
+    for (const auto& check : checks) {
+        const char* status = check.status == host::Status::ok     ? "ok"
+                             : check.status == host::Status::warn ? "warn"
+                                                                  : "MISSING";
+        std::string detail = check.detail;
+        if (check.status != host::Status::ok && !check.package.empty()) {
+            detail += " [package: " + check.package + "]";
+            if (check.status == host::Status::missing)
+                packages.push_back(check.package);
+        }
+        missing |= check.status == host::Status::missing;
+        table.add_row({check.name, status, detail});
+    }
+    std::cout << table.to_text();
+    if (!packages.empty()) {
+        std::cout << "\nto install what is missing: apt-get install";
+        for (const auto& package : packages)
+            std::cout << " " << package;
+        std::cout << "\n";
+    }
+    return missing ? k_exit_infra : k_exit_ok;
+}
+
+int unavailable_command(const std::string& name, const std::string& issue) {
+    return report_error(
+        Error{ErrorKind::not_implemented,
+              "'rig " + name + "' is not available yet: it lands with the issue '" + issue + "'"});
+}
+
+} // namespace rig::cli

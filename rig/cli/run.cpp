@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// `rig run`: load or resume, run, store, print the table.
+#include "cli/commands.hpp"
+#include "core/matrix.hpp"
+#include "kernel/artifact.hpp"
+#include "report/results.hpp"
+#include "run/runner.hpp"
+#include "spec/spec.hpp"
+#include "store/store.hpp"
+#include "util/hash.hpp"
+#include "vm/qemu.hpp"
+
+#include <atomic>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace rig::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void on_signal(int) {
+    g_interrupted = true;
+}
+
+// Ctrl-C and SIGTERM end the sample in flight cleanly; a second Ctrl-C is not needed.
+void install_signal_handlers() {
+    struct sigaction action {};
+    action.sa_handler = on_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGHUP, &action, nullptr);
+}
+
+struct Loaded {
+    core::Scenario scenario;
+    int64_t run_id = 0;
+};
+
+Expected<Loaded> load_for_run(store::Database& db, const RunCommandOptions& options) {
+    if (!options.resume) {
+        if (options.file.empty())
+            return fail(ErrorKind::usage, "rig run needs a scenario file (or --resume)");
+        return Loaded{RIG_TRY(spec::load_scenario(options.file)), 0};
+    }
+    std::optional<store::RunInfo> run;
+    if (options.resume_run != 0) {
+        run = RIG_TRY(db.run(options.resume_run));
+        if (!run)
+            return fail(ErrorKind::usage,
+                        "no run " + std::to_string(options.resume_run) + " in the database");
+    } else {
+        std::string hash;
+        if (!options.file.empty()) {
+            auto scenario = RIG_TRY(spec::load_scenario(options.file));
+            hash = util::sha256_hex(scenario.text);
+        }
+        run = RIG_TRY(db.last_unfinished_run(hash));
+        if (!run)
+            return fail(ErrorKind::usage,
+                        "no unfinished run to resume" + (options.file.empty()
+                                                             ? std::string()
+                                                             : " for " + options.file.string()));
+    }
+    // The stored text, not today's file: a resumed run is the same matrix.
+    auto scenario = RIG_TRY(spec::parse_scenario(run->scenario_text, run->scenario_file));
+    return Loaded{std::move(scenario), run->id};
+}
+
+} // namespace
+
+int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
+    auto db = store::Database::open(global.db);
+    if (!db)
+        return report_error(db.error());
+    auto loaded = load_for_run(**db, options);
+    if (!loaded)
+        return report_error(loaded.error());
+    auto cells = core::expand(loaded->scenario);
+    if (!cells)
+        return report_error(cells.error());
+
+    install_signal_handlers();
+    auto hypervisor = vm::make_qemu_hypervisor();
+    run::RunSettings settings;
+    // Absolute: QEMU and the sandboxed virtiofsd resolve paths from their own cwd.
+    settings.results_dir =
+        std::filesystem::absolute(global.db.parent_path().empty() ? "." : global.db.parent_path());
+    settings.cache_dir = kernel::default_cache_dir();
+    settings.tty = ::isatty(STDOUT_FILENO) != 0;
+    auto summary = run::run_scenario(loaded->scenario, **db, *hypervisor, settings, loaded->run_id,
+                                     g_interrupted, std::cout);
+    if (!summary)
+        return report_error(summary.error());
+
+    auto samples = (*db)->samples(summary->run_id);
+    if (!samples)
+        return report_error(samples.error());
+    std::cout << "\n"
+              << loaded->scenario.name << ", run " << summary->run_id << " (" << global.db.string()
+              << ")\n\n"
+              << report::render_results(*cells, *samples);
+    if (summary->interrupted) {
+        std::cout << "\ninterrupted: resume with `rig run --resume " << summary->run_id << "`\n";
+        return 130;
+    }
+    return summary->samples_not_ok > 0 ? k_exit_failed : k_exit_ok;
+}
+
+} // namespace rig::cli
