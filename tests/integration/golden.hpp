@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+// Golden-file comparison for integration tests; RIG_ACCEPT_GOLDEN=1 rewrites the files.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <string>
+
+namespace rig::test {
+
+inline std::filesystem::path source_root() {
+    const char* root = std::getenv("RIG_SOURCE_ROOT");
+    return root ? root : ".";
+}
+
+inline std::string read_text(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+inline void expect_golden(const std::string& actual, const std::string& name) {
+    auto path = source_root() / "tests/data/golden" / name;
+    const char* accept = std::getenv("RIG_ACCEPT_GOLDEN");
+    if (accept && std::string(accept) == "1") {
+        std::ofstream(path, std::ios::binary) << actual;
+        return;
+    }
+    ASSERT_TRUE(std::filesystem::exists(path))
+        << path << " is missing; run the test with RIG_ACCEPT_GOLDEN=1 to create it";
+    EXPECT_EQ(actual, read_text(path))
+        << "golden " << name << " differs; RIG_ACCEPT_GOLDEN=1 re-accepts it";
+}
+
+} // namespace rig::test

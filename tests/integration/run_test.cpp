@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+// `rig run` with real QEMU and real Debian kernels: outcomes, metrics, resume, no orphans.
+#include "golden.hpp"
+#include "rig_binary.hpp"
+
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <fstream>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using rig::test::run_rig;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh database per test; kernels and initramfs images are shared through RIG_CACHE,
+// which meson points at one folder for the whole suite.
+struct Scratch {
+    fs::path dir;
+    fs::path db;
+    explicit Scratch(const std::string& name) {
+        dir = fs::path(std::getenv("RIG_BUILD_ROOT") ? std::getenv("RIG_BUILD_ROOT") : "/tmp") /
+              "test-runs" / name;
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        db = dir / "rig.db";
+    }
+};
+
+// Rows of a query as tab-joined strings: the test reads the store as a user's script would.
+std::vector<std::string> query(const fs::path& db, const std::string& sql) {
+    sqlite3* handle = nullptr;
+    std::vector<std::string> rows;
+    if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+        sqlite3_close(handle);
+        ADD_FAILURE() << "cannot open " << db;
+        return rows;
+    }
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+        ADD_FAILURE() << sqlite3_errmsg(handle) << ": " << sql;
+    } else {
+        while (sqlite3_step(statement) == SQLITE_ROW) {
+            std::string row;
+            for (int i = 0; i < sqlite3_column_count(statement); ++i) {
+                auto text = sqlite3_column_text(statement, i);
+                row += (i ? "\t" : "") +
+                       std::string(text ? reinterpret_cast<const char*>(text) : "NULL");
+            }
+            rows.push_back(row);
+        }
+    }
+    sqlite3_finalize(statement);
+    sqlite3_close(handle);
+    return rows;
+}
+
+std::string one(const fs::path& db, const std::string& sql) {
+    auto rows = query(db, sql);
+    return rows.empty() ? "" : rows.front();
+}
+
+// Processes whose command line mentions `needle`: QEMU and virtiofsd carry the sample's
+// folder in their arguments, so this finds exactly what a test started.
+std::vector<int> processes_mentioning(const std::string& needle) {
+    std::vector<int> pids;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+        if (cmdline.find(needle) != std::string::npos && std::stoi(name) != ::getpid())
+            pids.push_back(std::stoi(name));
+    }
+    return pids;
+}
+
+const auto k_run_timeout = std::chrono::minutes(15);
+
+} // namespace
+
+TEST(Run, NinePAndVirtiofsSamplesFinishOk) {
+    Scratch scratch("ok");
+    auto result = run_rig({"--db", scratch.db, "run", "tests/data/run/ok.yaml"}, k_run_timeout);
+    ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+    auto rows = query(scratch.db,
+                      "SELECT c.fs, s.outcome, s.error_count, s.guest_seconds > 0, "
+                      "s.wall_seconds > 0, s.qemu_cpu_seconds > 0, s.host_cpu_percent > 0, "
+                      "s.accel FROM samples s JOIN cells c USING (run_id, cell_id) ORDER BY c.fs");
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0], "9p\tok\t0\t1\t1\t1\t1\ttcg");
+    EXPECT_EQ(rows[1], "virtiofs\tok\t0\t1\t1\t1\t1\ttcg");
+    EXPECT_EQ(one(scratch.db, "SELECT msize, msize_negotiated, cache_negotiated FROM samples "
+                              "JOIN cells USING (run_id, cell_id) WHERE fs = '9p'"),
+              "4186112\t512000\tloose");
+    EXPECT_EQ(one(scratch.db, "SELECT helper_cpu_seconds > 0 FROM samples JOIN cells "
+                              "USING (run_id, cell_id) WHERE fs = 'virtiofs'"),
+              "1");
+    // The table shows requested and negotiated msize side by side, as seed 004's does.
+    EXPECT_NE(result.out.find("4186112→512000"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("case"), std::string::npos);
+    // Kernel and package recorded for the artifact the samples ran on.
+    EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM kernel_artifacts WHERE package = "
+                              "'linux-image-6.1.0-57-amd64' AND image_sha256 <> '' AND "
+                              "\"release\" = '6.1.0-57-amd64'"),
+              "1");
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
+}
+
+TEST(Run, PanicIsRecordedAndRigCarriesOn) {
+    Scratch scratch("panic");
+    auto result = run_rig({"--db", scratch.db, "run", "tests/data/run/panic.yaml"}, k_run_timeout);
+    EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+    EXPECT_EQ(one(scratch.db, "SELECT outcome FROM samples"), "kernel-panic");
+    EXPECT_NE(one(scratch.db, "SELECT evidence FROM samples").find("Kernel panic"),
+              std::string::npos);
+    EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM error_lines WHERE signature LIKE "
+                              "'Kernel panic - not syncing%'"),
+              "1");
+}
+
+TEST(Run, HangBecomesWorkloadTimeout) {
+    Scratch scratch("hang");
+    auto started = std::chrono::steady_clock::now();
+    auto result = run_rig({"--db", scratch.db, "run", "tests/data/run/hang.yaml"}, k_run_timeout);
+    EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+    EXPECT_EQ(one(scratch.db, "SELECT outcome FROM samples"), "workload-timeout");
+    // The 20 s workload timeout, not the guest's sleep, ended the sample.
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::minutes(4));
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
+}
+
+TEST(Run, FailingCompileIsWorkloadFailedWithItsErrorLine) {
+    Scratch scratch("fail");
+    auto result = run_rig({"--db", scratch.db, "run", "tests/data/run/fail.yaml"}, k_run_timeout);
+    EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+    EXPECT_EQ(one(scratch.db, "SELECT outcome, exit_status > 0 FROM samples"),
+              "workload-failed\t1");
+    EXPECT_EQ(one(scratch.db, "SELECT source, signature FROM error_lines"),
+              "workload\tbroken.c:N:N: error: ‘x’ undeclared (first use in this function)");
+}
+
+// Resident memory of a live process in KiB, from /proc/PID/status.
+long resident_kib(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("VmRSS:", 0) == 0)
+            return std::stol(line.substr(6));
+    return 0;
+}
+
+TEST(Run, JunkAndForgedRecordsChangeNothingAndMemoryStaysBounded) {
+    Scratch scratch("junk");
+    rig::proc::SpawnOptions options;
+    options.cwd = rig::test::source_root();
+    options.stdout_file = scratch.dir / "rig.log";
+    auto rig = rig::proc::Child::spawn(
+        {std::getenv("RIG_BINARY"), "--db", scratch.db.string(), "run", "tests/data/run/junk.yaml"},
+        options);
+    ASSERT_TRUE(rig) << rig.error().message;
+    // Sampled while it runs: rig must not hold the 85 MB the guest printed.
+    long peak_kib = 0;
+    std::optional<int> status;
+    for (int i = 0; i < 15 * 60 * 5 && !status; ++i) {
+        peak_kib = std::max(peak_kib, resident_kib((*rig)->pid()));
+        status = (*rig)->wait_for(std::chrono::milliseconds(200));
+    }
+    ASSERT_TRUE(status);
+    EXPECT_EQ(*status, 0) << rig::test::read_text(scratch.dir / "rig.log");
+    EXPECT_LT(peak_kib, 64 * 1024);
+    EXPECT_EQ(one(scratch.db, "SELECT outcome, exit_status FROM samples"), "ok\t0");
+    // The metric line printed by the workload is kept; forged "RIG" lines are not records.
+    EXPECT_EQ(one(scratch.db, "SELECT name, value, unit FROM metrics"), "lookup_ns\t42.5\tns");
+}
+
+TEST(Run, KilledRigLeavesNoGuestsAndResumeDoesNotRepeatSamples) {
+    Scratch scratch("resume");
+    const char* binary = std::getenv("RIG_BINARY");
+    ASSERT_NE(binary, nullptr);
+    pid_t rig = ::fork();
+    if (rig == 0) {
+        ::chdir(rig::test::source_root().c_str());
+        int log = ::open((scratch.dir / "first.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(log, 1);
+        ::dup2(log, 2);
+        ::execl(binary, binary, "--db", scratch.db.c_str(), "run", "tests/data/run/resume.yaml",
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    // Wait until one sample is stored and the next guest is running, then kill -9.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(8);
+    bool ready = false;
+    while (!ready && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        ready = fs::exists(scratch.db) && one(scratch.db, "SELECT count(*) FROM samples") == "1" &&
+                !processes_mentioning(scratch.dir.string() + "/runs").empty();
+    }
+    ASSERT_TRUE(ready) << rig::test::read_text(scratch.dir / "first.log");
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    ::kill(rig, SIGKILL);
+    ::waitpid(rig, nullptr, 0);
+    // PR_SET_PDEATHSIG takes QEMU and virtiofsd down with rig.
+    for (int i = 0; i < 50 && !processes_mentioning(scratch.dir.string() + "/runs").empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string() + "/runs").empty());
+    std::string first_sample = one(scratch.db, "SELECT id, cell_id, repetition FROM samples");
+
+    auto resumed = run_rig({"--db", scratch.db, "run", "--resume"}, k_run_timeout);
+    EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+    EXPECT_NE(resumed.out.find("resuming: 1 samples already done"), std::string::npos)
+        << resumed.out;
+    EXPECT_EQ(one(scratch.db, "SELECT count(*), count(DISTINCT cell_id || '/' || repetition) "
+                              "FROM samples"),
+              "3\t3");
+    // The finished sample is the same row, not a redone one.
+    EXPECT_EQ(one(scratch.db, "SELECT id, cell_id, repetition FROM samples ORDER BY id LIMIT 1"),
+              first_sample);
+    EXPECT_EQ(one(scratch.db, "SELECT status FROM runs"), "finished");
+}
+
+TEST(Run, TreeWorkloadRecordsItsMetric) {
+    Scratch scratch("tree");
+    auto result = run_rig({"--db", scratch.db, "run", "tests/data/run/tree.yaml"}, k_run_timeout);
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_EQ(one(scratch.db, "SELECT outcome FROM samples"), "ok");
+    EXPECT_EQ(one(scratch.db, "SELECT name, unit, value > 0 FROM metrics"),
+              "loop_ns_per_op\tns\t1");
+}
+
+TEST(Run, CtrlCAbortsTheSampleAndResumeRedoesOnlyIt) {
+    Scratch scratch("interrupt");
+    rig::proc::SpawnOptions options;
+    options.cwd = rig::test::source_root();
+    options.stdout_file = scratch.dir / "rig.log";
+    auto rig = rig::proc::Child::spawn({std::getenv("RIG_BINARY"), "--db", scratch.db.string(),
+                                        "run", "tests/data/run/resume.yaml"},
+                                       options);
+    ASSERT_TRUE(rig) << rig.error().message;
+    // Interrupt while the first guest runs its workload.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(8);
+    while (std::chrono::steady_clock::now() < deadline &&
+           rig::test::read_text(scratch.dir / "rig.log").find("running workload") ==
+               std::string::npos)
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ::kill((*rig)->pid(), SIGINT);
+    auto status = (*rig)->wait_for(std::chrono::minutes(1));
+    ASSERT_TRUE(status) << "rig did not stop after Ctrl-C";
+    EXPECT_EQ(*status, 130) << rig::test::read_text(scratch.dir / "rig.log");
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string() + "/runs").empty());
+    EXPECT_EQ(one(scratch.db, "SELECT group_concat(outcome) FROM samples"), "aborted");
+    EXPECT_EQ(one(scratch.db, "SELECT status FROM runs"), "interrupted");
+
+    auto resumed = run_rig({"--db", scratch.db, "run", "--resume"}, k_run_timeout);
+    EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+    EXPECT_EQ(one(scratch.db, "SELECT count(*), sum(outcome = 'ok') FROM samples"), "3\t3");
+}
