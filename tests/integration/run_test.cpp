@@ -260,3 +260,41 @@ TEST(Run, CtrlCAbortsTheSampleAndResumeRedoesOnlyIt) {
     EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
     EXPECT_EQ(one(scratch.db, "SELECT count(*), sum(outcome = 'ok') FROM samples"), "3\t3");
 }
+
+TEST(Run, BootTimeoutAndConsoleSilenceAreOutcomes) {
+    for (const auto& [file, outcome] : std::vector<std::pair<std::string, std::string>>{
+             {"boot-timeout", "boot-timeout"}, {"silence", "console-silence"}}) {
+        Scratch scratch(file);
+        auto result =
+            run_rig({"--db", scratch.db, "run", "tests/data/run/" + file + ".yaml"}, k_run_timeout);
+        EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+        EXPECT_EQ(one(scratch.db, "SELECT outcome FROM samples"), outcome);
+        EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
+    }
+}
+
+TEST(Run, ImageKernelWithModulesFolder) {
+    // The Debian kernel that earlier tests fetched, taken as a plain `image:` with its
+    // modules folder, as a kernel developer's own build would be.
+    fs::path cache = std::getenv("RIG_CACHE");
+    fs::path index = cache / "kernels" / "debian" / "linux-image-6.1.0-57-amd64";
+    if (!fs::exists(index)) // fetch it the way a user would
+        run_rig({"--db", Scratch("image-fetch").db, "run", "tests/data/run/boot-timeout.yaml"},
+                k_run_timeout);
+    ASSERT_TRUE(fs::exists(index));
+    std::string id = rig::test::read_text(index);
+    id.erase(id.find_last_not_of("\n") + 1);
+    fs::path kernel_dir = cache / "kernels" / id;
+    Scratch scratch("image");
+    fs::path scenario = scratch.dir / "image.yaml";
+    std::ofstream(scenario) << "name: run-image\nkernels:\n  - {name: mine, image: "
+                            << (kernel_dir / "vmlinuz").string()
+                            << ", modules: " << (kernel_dir / "lib/modules/6.1.0-57-amd64").string()
+                            << "}\nmatrix: {fs: [9p], cache: [loose]}\n"
+                               "workload: {command: \"cat /proc/version\"}\n";
+    auto result = run_rig({"--db", scratch.db, "run", scenario}, k_run_timeout);
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_EQ(one(scratch.db, "SELECT outcome FROM samples"), "ok");
+    EXPECT_EQ(one(scratch.db, "SELECT source, \"release\" FROM kernel_artifacts"),
+              "image\t6.1.0-57-amd64");
+}
