@@ -41,6 +41,10 @@ TEST(Evidence, KernelLevels) {
               Severity::error);
     EXPECT_EQ(classify_kernel_line(3, "[ 5.0] blk_update_request: I/O error, dev vda"),
               Severity::error);
+    // Firmware noise of emulated hardware is not a finding, whatever its level.
+    EXPECT_EQ(
+        classify_kernel_line(3, "[ 0.028] ..MP-BIOS bug: 8254 timer not connected to IO-APIC"),
+        std::nullopt);
     EXPECT_EQ(classify_kernel_line(4, "[ 5.0] WARNING: CPU: 0 PID: 1 at fs/9p/x.c:1 f+0x1/0x2"),
               Severity::warning);
 }
