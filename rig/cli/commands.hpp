@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace rig::cli {
 
@@ -31,12 +32,34 @@ int plan_command(const GlobalOptions& global, const std::filesystem::path& file,
                  PlanFormatOption format);
 int doctor_command(const GlobalOptions& global);
 
+enum class BackendOption { from_scenario, qemu, libvirt };
 struct RunCommandOptions {
     std::filesystem::path file; // optional with --resume: the run's stored scenario is used
     bool resume = false;
     int64_t resume_run = 0; // 0: the newest unfinished run (of `file`, when given)
+    BackendOption backend = BackendOption::from_scenario; // --backend
+    std::vector<std::string> uris; // --uri, repeatable: replaces the scenario's uri and hosts
 };
 int run_command(const GlobalOptions& global, const RunCommandOptions& options);
 int unavailable_command(const std::string& name, const std::string& issue);
+
+enum class ReportFormatOption { text, markdown, csv, json, html };
+enum class ReportTestOption { welch, mann_whitney };
+enum class ReportView { table, errors };
+struct ReportCommandOptions {
+    std::vector<int64_t> runs; // --run, repeatable; none: the newest run
+    std::vector<std::string> cells;
+    std::vector<std::string> kernels;
+    std::vector<std::string> where; // key=value
+    std::string baseline;           // key=value
+    std::string rows;               // comma-separated keys
+    std::string cols;
+    ReportFormatOption format = ReportFormatOption::text;
+    ReportTestOption test = ReportTestOption::welch;
+    double alpha = 0.05;
+    ReportView view = ReportView::table;
+    std::filesystem::path output; // "" = stdout
+};
+int report_command(const GlobalOptions& global, const ReportCommandOptions& options);
 
 } // namespace rig::cli

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // rig's entry point: parse the command line, then hand over to one subcommand.
 #include "cli/commands.hpp"
+#include "cli/kernel.hpp"
+#include "cli/report.hpp"
 #include "rig_config.hpp"
 
 #include <CLI/CLI.hpp>
@@ -44,15 +46,29 @@ int main(int argc, char** argv) {
                                    "continue an interrupted run (the newest unfinished one "
                                    "when RUN is not given); finished samples are kept")
                        ->expected(0, 1);
+    run->add_option("--backend", run_options.backend,
+                    "qemu or libvirt, instead of the scenario's backend")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, BackendOption>{
+            {"qemu", BackendOption::qemu}, {"libvirt", BackendOption::libvirt}}));
+    run->add_option("--uri", run_options.uris,
+                    "libvirt URI, instead of the scenario's uri and hosts; give it more "
+                    "than once to spread the cells over several hosts")
+        ->allow_extra_args(false);
 
     auto* doctor = app.add_subcommand("doctor", "check QEMU, KVM, virtiofsd, busybox, tools, disk");
+
+    ReportCommandOptions report_options;
+    auto* report =
+        app.add_subcommand("report", "print comparison tables from the results database");
+    add_report_options(*report, report_options);
+
+    KernelCommandOptions kernel_options;
+    add_kernel_command(app, kernel_options);
 
     // Subcommands whose issues have not landed yet: they exist so that --help tells
     // the whole shape of rig, and they say plainly that they cannot run yet.
     const std::map<std::string, std::pair<std::string, std::string>> k_pending{
-        {"report", {"print comparison tables from the results database", "rig report"}},
         {"bisect", {"bisect a kernel git tree to the commit that broke a cell", "rig bisect"}},
-        {"kernel", {"build, list and collect kernels from git trees", "kernels from git trees"}},
     };
     std::map<CLI::App*, std::string> pending_apps;
     for (const auto& [name, what] : k_pending) {
@@ -72,6 +88,10 @@ int main(int argc, char** argv) {
         return plan_command(global, plan_file, plan_format);
     if (*doctor)
         return doctor_command(global);
+    if (kernel_options.action != KernelAction::none)
+        return kernel_command(global, kernel_options);
+    if (*report)
+        return report_command(global, report_options);
     if (*run) {
         run_options.resume = resume->count() > 0;
         return run_command(global, run_options);

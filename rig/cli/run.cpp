@@ -3,11 +3,13 @@
 #include "cli/commands.hpp"
 #include "core/matrix.hpp"
 #include "kernel/artifact.hpp"
+#include "report/invalidation.hpp"
 #include "report/results.hpp"
 #include "run/runner.hpp"
 #include "spec/spec.hpp"
 #include "store/store.hpp"
 #include "util/hash.hpp"
+#include "vm/libvirt.hpp"
 #include "vm/qemu.hpp"
 
 #include <atomic>
@@ -72,6 +74,39 @@ Expected<Loaded> load_for_run(store::Database& db, const RunCommandOptions& opti
     return Loaded{std::move(scenario), run->id};
 }
 
+// The hypervisors a run uses: the local QEMU, or one per libvirt URI.
+struct Hypervisors {
+    std::vector<std::unique_ptr<vm::Hypervisor>> owned;
+    std::vector<run::Host> hosts;
+};
+
+Expected<Hypervisors> choose_hypervisors(const core::Scenario& scenario,
+                                         const RunCommandOptions& options) {
+    bool libvirt = options.backend == BackendOption::libvirt ||
+                   (options.backend == BackendOption::from_scenario &&
+                    scenario.backend == core::Backend::libvirt);
+    Hypervisors chosen;
+    if (!libvirt) {
+        if (!options.uris.empty())
+            return fail(ErrorKind::usage, "--uri applies only to backend libvirt; add "
+                                          "--backend libvirt");
+        chosen.owned.push_back(vm::make_qemu_hypervisor());
+        chosen.hosts.push_back({"local", chosen.owned.back().get()});
+        return chosen;
+    }
+    std::vector<std::string> uris = options.uris;
+    if (uris.empty())
+        uris = scenario.hosts.empty() ? std::vector<std::string>{scenario.uri} : scenario.hosts;
+    for (const std::string& uri : uris) {
+        for (const run::Host& host : chosen.hosts)
+            if (host.name == uri)
+                return fail(ErrorKind::usage, "libvirt URI " + uri + " given twice");
+        chosen.owned.push_back(vm::make_libvirt_hypervisor(uri));
+        chosen.hosts.push_back({uri, chosen.owned.back().get()});
+    }
+    return chosen;
+}
+
 } // namespace
 
 int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
@@ -85,16 +120,19 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
     if (!cells)
         return report_error(cells.error());
 
+    auto hypervisors = choose_hypervisors(loaded->scenario, options);
+    if (!hypervisors)
+        return report_error(hypervisors.error());
+
     install_signal_handlers();
-    auto hypervisor = vm::make_qemu_hypervisor();
     run::RunSettings settings;
     // Absolute: QEMU and the sandboxed virtiofsd resolve paths from their own cwd.
     settings.results_dir =
         std::filesystem::absolute(global.db.parent_path().empty() ? "." : global.db.parent_path());
     settings.cache_dir = kernel::default_cache_dir();
     settings.tty = ::isatty(STDOUT_FILENO) != 0;
-    auto summary = run::run_scenario(loaded->scenario, **db, *hypervisor, settings, loaded->run_id,
-                                     g_interrupted, std::cout);
+    auto summary = run::run_scenario(loaded->scenario, **db, hypervisors->hosts, settings,
+                                     loaded->run_id, g_interrupted, std::cout);
     if (!summary)
         return report_error(summary.error());
 
@@ -105,6 +143,8 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
               << loaded->scenario.name << ", run " << summary->run_id << " (" << global.db.string()
               << ")\n\n"
               << report::render_results(*cells, *samples);
+    if (std::string table = report::render_invalidation(*cells, *samples); !table.empty())
+        std::cout << "\n" << table;
     if (summary->interrupted) {
         std::cout << "\ninterrupted: resume with `rig run --resume " << summary->run_id << "`\n";
         return 130;

@@ -5,6 +5,7 @@
 #include "core/fs.hpp"
 #include "core/scenario.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,8 +13,10 @@
 namespace rig::core {
 
 enum class AxisKind {
-    word, // a name from a closed or open set
-    size, // bytes; "512K" is canonicalised to "524288"
+    word,    // a name from a closed or open set
+    size,    // bytes; "512K" is canonicalised to "524288"
+    seconds, // a non-negative decimal; "0.50" is canonicalised to "0.5", "1.0" to "1"
+    boolean, // true or false
 };
 
 struct AxisDef {
@@ -27,5 +30,15 @@ struct AxisDef {
 const std::vector<AxisDef>& axis_defs();
 const AxisDef* find_axis(std::string_view name);
 std::vector<std::string> axis_names();
+
+// The most a seconds axis takes: a day is already "cache forever" for any workload.
+inline constexpr double k_max_axis_seconds = 86400;
+
+// Canonical text of a seconds value ("0.500" -> "0.5", "01" -> "1", "2." is refused):
+// digits with at most 9 decimals (the kernel keeps nanoseconds), at most
+// k_max_axis_seconds. nullopt when the text is not such a number.
+std::optional<std::string> canonical_seconds(std::string_view text);
+// "true" or "false"; nullopt for anything else (YAML's yes/no/on/off included).
+std::optional<std::string> canonical_boolean(std::string_view text);
 
 } // namespace rig::core

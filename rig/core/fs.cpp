@@ -12,6 +12,8 @@ std::string_view to_string(Fs fs) {
         return "9p";
     case Fs::virtiofs:
         return "virtiofs";
+    case Fs::fuse:
+        return "fuse";
     }
     return "?";
 }
@@ -21,11 +23,13 @@ std::optional<Fs> parse_fs(std::string_view text) {
         return Fs::v9p;
     if (text == "virtiofs")
         return Fs::virtiofs;
+    if (text == "fuse")
+        return Fs::fuse;
     return std::nullopt;
 }
 
 const std::vector<std::string>& fs_names() {
-    static const std::vector<std::string> k_names{"9p", "virtiofs"};
+    static const std::vector<std::string> k_names{"9p", "virtiofs", "fuse"};
     return k_names;
 }
 
@@ -33,7 +37,20 @@ const std::vector<std::string>& valid_caches(Fs fs) {
     static const std::vector<std::string> k_9p{"none", "loose",     "fscache",
                                                "mmap", "readahead", "writeback"};
     static const std::vector<std::string> k_virtiofs{"auto", "always", "none"};
-    return fs == Fs::v9p ? k_9p : k_virtiofs;
+    static const std::vector<std::string> k_fuse;
+    switch (fs) {
+    case Fs::v9p:
+        return k_9p;
+    case Fs::virtiofs:
+        return k_virtiofs;
+    case Fs::fuse:
+        break;
+    }
+    return k_fuse;
+}
+
+bool has_cache_axis(Fs fs) {
+    return fs != Fs::fuse;
 }
 
 bool is_valid_cache(Fs fs, std::string_view cache) {

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when the layout changes, so that cached archives are rebuilt.
-constexpr const char* k_layout_version = "3";
+constexpr const char* k_layout_version = "4";
 
 fs::path find_busybox() {
     for (const char* candidate : {"/bin/busybox", "/usr/bin/busybox"})
@@ -98,8 +98,9 @@ void add_guest_dev(CpioWriter& cpio) {
         const char* name;
         uint32_t major, minor;
     };
-    for (const Node& node : {Node{"null", 1, 3}, Node{"zero", 1, 5}, Node{"full", 1, 7},
-                             Node{"random", 1, 8}, Node{"urandom", 1, 9}, Node{"tty", 5, 0}})
+    for (const Node& node :
+         {Node{"null", 1, 3}, Node{"zero", 1, 5}, Node{"full", 1, 7}, Node{"random", 1, 8},
+          Node{"urandom", 1, 9}, Node{"tty", 5, 0}, Node{"fuse", 10, 229}})
         cpio.add_char_device(std::string("rigdev/") + node.name, node.major, node.minor, 0666);
     cpio.add_symlink("rigdev/fd", "/proc/self/fd");
     cpio.add_symlink("rigdev/stdin", "/proc/self/fd/0");
@@ -116,7 +117,17 @@ const ModuleSet& guest_modules(core::Fs fs) {
     static const ModuleSet k_9p{{"virtio_pci", "9pnet_virtio", "9p"}, {"pvpanic_pci"}};
     static const ModuleSet k_virtiofs{{"virtio_pci", "9pnet_virtio", "9p", "virtiofs"},
                                       {"pvpanic_pci"}};
-    return fs == core::Fs::virtiofs ? k_virtiofs : k_9p;
+    // fuse cells copy the 9p work share into the guest and serve it with rig-fuse.
+    static const ModuleSet k_fuse{{"virtio_pci", "9pnet_virtio", "9p", "fuse"}, {"pvpanic_pci"}};
+    switch (fs) {
+    case core::Fs::v9p:
+        return k_9p;
+    case core::Fs::virtiofs:
+        return k_virtiofs;
+    case core::Fs::fuse:
+        break;
+    }
+    return k_fuse;
 }
 
 std::string module_list_path(core::Fs fs) {
@@ -136,7 +147,7 @@ Expected<fs::path> base_initramfs(const kernel::Artifact& kernel, const fs::path
     std::set<std::string> modules;
     if (!kernel.modules_dir.empty()) { // else everything needed must be built in
         auto index = RIG_TRY(read_module_index(kernel.modules_dir));
-        for (core::Fs fs : {core::Fs::v9p, core::Fs::virtiofs}) {
+        for (core::Fs fs : {core::Fs::v9p, core::Fs::virtiofs, core::Fs::fuse}) {
             orders[fs] = RIG_TRY(module_paths(kernel, index, fs));
             modules.insert(orders[fs].begin(), orders[fs].end());
         }
@@ -176,7 +187,7 @@ Expected<fs::path> base_initramfs(const kernel::Artifact& kernel, const fs::path
         add_parents(cpio, made, path);
         cpio.add_file(path, RIG_TRY(module_bytes(kernel.modules_dir / module)));
     }
-    for (core::Fs fs : {core::Fs::v9p, core::Fs::virtiofs}) {
+    for (core::Fs fs : {core::Fs::v9p, core::Fs::virtiofs, core::Fs::fuse}) {
         std::string list;
         for (const std::string& module : orders[fs])
             list += strip_compression(module) + "\n";

@@ -4,10 +4,13 @@
 
 #include "guest/cpio.hpp"
 #include "guest/initramfs.hpp"
+#include "util/strings.hpp"
 
 namespace rig::guest {
 
 std::string work_mount_options(const core::Cell& cell) {
+    if (cell.fs() == core::Fs::fuse)
+        return "trans=virtio,version=9p2000.L,cache=none";
     if (cell.fs() != core::Fs::v9p)
         return {};
     std::string options = "trans=virtio,version=9p2000.L";
@@ -33,6 +36,13 @@ Expected<std::string> job_file(const Job& job) {
     RIG_TRY(add("WORK_OPTS", job.work_options));
     RIG_TRY(add("WORK_MOUNTPOINT", k_work_mount_point));
     RIG_TRY(add("WORKLOAD_TIMEOUT", std::to_string(job.workload_timeout.count())));
+    if (job.fs == core::Fs::fuse) {
+        for (const std::string& arg : job.fuse_args)
+            if (arg.empty() || arg.find(' ') != std::string::npos)
+                return fail(ErrorKind::config, "fuse option '" + arg + "' is not one token");
+        RIG_TRY(add("FUSE_DAEMON", job.fuse_daemon));
+        RIG_TRY(add("FUSE_ARGS", util::join(job.fuse_args, " ")));
+    }
     return text;
 }
 

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 namespace rig::guest {
 
@@ -23,9 +24,14 @@ struct Job {
     std::string work_options;                 // -o for the work mount; "" for virtiofs
     std::chrono::seconds workload_timeout{0}; // the guest's own backstop; 0 = none
     std::string workload_script;              // run by the guest's sh in the share
+    // fuse cells: the daemon's absolute host path (the guest root is the host's /) and
+    // its knob options, whitelisted tokens the agent checks one by one.
+    std::string fuse_daemon;
+    std::vector<std::string> fuse_args;
 };
 
 // The 9p mount options a cell asks for: exactly its msize and cache, nothing implied.
+// A fuse cell's 9p share is only copied into the guest, so it is read uncached.
 std::string work_mount_options(const core::Cell& cell);
 
 // Values travel as KEY=VALUE lines: a newline in one is refused, never escaped.

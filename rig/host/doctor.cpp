@@ -7,6 +7,8 @@
 
 #include <elf.h>
 #include <fstream>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -100,8 +102,36 @@ Check libvirtd_check() {
         return {"libvirtd", Status::ok, "running (qemu:///system socket present)",
                 "libvirt-daemon-system"};
     return {"libvirtd", Status::warn,
-            "installed but not running; start it with: virtlogd -d && libvirtd -d",
+            "installed but not running; start it with scripts/start-libvirtd "
+            "(virtlogd -d && libvirtd -d)",
             "libvirt-daemon-system"};
+}
+
+// The trap of backend libvirt under qemu:///system: QEMU runs as libvirt-qemu, so a share
+// owned by root with mode 0755 is read-only to it ("Permission denied" on write), and a
+// results folder under a private home (/root is 0700) cannot be reached at all.
+Check libvirt_share_check(const fs::path& data_dir) {
+    const char* user = ::getpwnam("libvirt-qemu") ? "libvirt-qemu"
+                       : ::getpwnam("qemu")       ? "qemu"
+                                                  : nullptr;
+    if (!user)
+        return {"libvirt shares", Status::ok, "no libvirt QEMU user on this machine", ""};
+    std::string trap = std::string("under qemu:///system QEMU runs as ") + user +
+                       ": a root-owned 0755 share is read-only to it, so rig hands each "
+                       "sample's share to " +
+                       user + " (chown)";
+    for (fs::path dir = fs::absolute(data_dir);; dir = dir.parent_path()) {
+        struct stat info {};
+        if (::stat(dir.c_str(), &info) == 0 && !(info.st_mode & S_IXOTH))
+            return {"libvirt shares", Status::warn,
+                    trap + "; but " + dir.string() + " is not searchable by others, so " + user +
+                        " cannot reach the results folder: use --db elsewhere or chmod o+x " +
+                        dir.string(),
+                    ""};
+        if (dir == dir.parent_path())
+            break;
+    }
+    return {"libvirt shares", Status::ok, trap + "; the results folder is reachable", ""};
 }
 
 Check disk_check(const fs::path& data_dir) {
@@ -135,6 +165,7 @@ std::vector<Check> run_checks(const fs::path& data_dir) {
         program_check("make", "make", "kernel builds and compile workloads"),
         program_check("gcc", "gcc", "kernel builds and compile workloads"),
         libvirtd_check(),
+        libvirt_share_check(data_dir),
         disk_check(data_dir),
     };
 }

@@ -109,17 +109,6 @@ Expected<Artifact> adopt(const fs::path& staging, Artifact artifact, const fs::p
     return load_artifact(target);
 }
 
-Expected<fs::path> make_staging(const fs::path& cache) {
-    fs::path dir =
-        cache / "tmp" / ("k" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    fs::create_directories(dir, ec);
-    if (ec)
-        return fail(ErrorKind::infra, "cannot create " + dir.string() + ": " + ec.message());
-    return dir;
-}
-
 // Debian packages ship no modules.dep (their postinst runs depmod), so run it here.
 Expected<void> ensure_depmod(const fs::path& root, const std::string& release) {
     if (fs::exists(root / "lib/modules" / release / "modules.dep"))
@@ -309,6 +298,36 @@ Expected<Artifact> take_image(const fs::path& image, const fs::path& modules,
     return adopt(staging, artifact, cache);
 }
 
+Expected<fs::path> make_staging(const fs::path& cache) {
+    fs::path dir =
+        cache / "tmp" / ("k" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir, ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot create " + dir.string() + ": " + ec.message());
+    return dir;
+}
+
+Expected<Artifact> adopt_staged(const fs::path& staging, Artifact artifact, const fs::path& cache,
+                                const fs::path& index) {
+    Artifact adopted = RIG_TRY(adopt(staging, std::move(artifact), cache));
+    std::error_code ec;
+    fs::create_directories(index.parent_path(), ec);
+    RIG_TRY(write_text(index, adopted.id + "\n"));
+    return adopted;
+}
+
+std::optional<Artifact> load_index(const fs::path& index, const fs::path& cache) {
+    if (!fs::is_regular_file(index))
+        return std::nullopt;
+    std::string id(util::trim(read_text(index)));
+    fs::path dir = cache / "kernels" / id;
+    if (id.empty() || !fs::exists(dir / "meta") || !fs::exists(dir / "vmlinuz"))
+        return std::nullopt;
+    return load_artifact(dir);
+}
+
 Expected<Artifact> prebuilt(const core::Kernel& kernel, const fs::path& cache,
                             const Status& status) {
     switch (kernel.source) {
@@ -319,9 +338,8 @@ Expected<Artifact> prebuilt(const core::Kernel& kernel, const fs::path& cache,
     case core::KernelSource::git:
         break;
     }
-    return fail(ErrorKind::not_implemented,
-                "kernel " + kernel.name +
-                    ": git kernels land with the issue 'kernels from git trees'");
+    return fail(ErrorKind::usage,
+                "kernel " + kernel.name + " is a git kernel: it is built, not fetched");
 }
 
 } // namespace rig::kernel

@@ -46,12 +46,22 @@ Expected<Artifact> take_image(const std::filesystem::path& image,
 // compression is not one rig knows (xz, zstd, gzip) or the result is not whole.
 std::optional<std::filesystem::path> extract_vmlinux(const std::filesystem::path& bzimage);
 
-// Extracts vmlinux from the bzImage next to it, once; nullopt when the payload's
-// compression is not one rig knows (xz, zstd, gzip) or the result is not whole.
-std::optional<std::filesystem::path> extract_vmlinux(const std::filesystem::path& bzimage);
-
-// The artifact for a prebuilt kernel entry; git kernels come from the build layer.
+// The artifact for a prebuilt kernel entry; git kernels come from kernel/build.hpp.
 Expected<Artifact> prebuilt(const core::Kernel& kernel, const std::filesystem::path& cache,
                             const Status& status = {});
+
+// For builders: a fresh folder under cache/tmp to stage an artifact in.
+Expected<std::filesystem::path> make_staging(const std::filesystem::path& cache);
+
+// Moves a staged folder (vmlinuz, optionally vmlinux beside it and lib/modules/RELEASE)
+// into kernels/<id>, keyed by the image's content, and writes `index` naming that id, so
+// that the next request finds it without building. `artifact` gives release and package.
+Expected<Artifact> adopt_staged(const std::filesystem::path& staging, Artifact artifact,
+                                const std::filesystem::path& cache,
+                                const std::filesystem::path& index);
+
+// The artifact an index file names, when the index and the artifact are both whole.
+std::optional<Artifact> load_index(const std::filesystem::path& index,
+                                   const std::filesystem::path& cache);
 
 } // namespace rig::kernel

@@ -6,6 +6,7 @@
 #include "util/units.hpp"
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace rig::report {
 
@@ -16,12 +17,32 @@ std::string or_dash(const std::string& text) {
 }
 
 std::string render_text(const core::Scenario& scenario, const std::vector<core::Cell>& cells) {
-    Table table(
-        {{"id"}, {"kernel"}, {"config"}, {"fs"}, {"msize", Align::right}, {"cache"}, {"workload"}});
-    std::string workload = describe_workload(scenario.workload);
+    // Axes beyond the fixed columns (the fuse knobs) get a column each, only when a cell
+    // has them, so that fuse cells differing in a knob do not look alike.
+    std::set<std::string> extras;
     for (const core::Cell& cell : cells)
-        table.add_row({cell.id, cell.kernel_name, cell.config, cell.param("fs"),
-                       or_dash(cell.param("msize")), or_dash(cell.cache()), workload});
+        for (const auto& [axis, value] : cell.params)
+            if (axis != "config" && axis != "fs" && axis != "msize" && axis != "cache")
+                extras.insert(axis);
+    std::vector<Column> columns{{"id"},   {"kernel"}, {"config"}, {"fs"}, {"msize", Align::right},
+                                {"cache"}};
+    for (const std::string& axis : extras)
+        columns.push_back({axis});
+    columns.push_back({"workload"});
+    Table table(columns);
+    std::string workload = describe_workload(scenario.workload);
+    for (const core::Cell& cell : cells) {
+        std::vector<std::string> row{cell.id,
+                                     cell.kernel_name,
+                                     cell.config,
+                                     cell.param("fs"),
+                                     or_dash(cell.param("msize")),
+                                     or_dash(cell.cache())};
+        for (const std::string& axis : extras)
+            row.push_back(or_dash(cell.param(axis)));
+        row.push_back(workload);
+        table.add_row(row);
+    }
 
     size_t boots = cells.size() * static_cast<size_t>(scenario.repeat + scenario.warmup);
     std::string out = "scenario " + scenario.name + " (" + scenario.file + ")\n\n";

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The seed-004 table of a run: one row per cell with duration spread, host CPU and
-// error counts, from the samples in the database.
+// The seed-004 table of a run as `rig run` prints it at the end: one row per cell with
+// duration spread, host CPU and error counts, through the report renderer.
 #pragma once
 
 #include "core/cell.hpp"
 #include "core/sample.hpp"
+#include "report/render.hpp"
 
 #include <string>
 #include <vector>
@@ -14,8 +15,5 @@ namespace rig::report {
 // Cells in the given order; samples of any cell, in any order.
 std::string render_results(const std::vector<core::Cell>& cells,
                            const std::vector<core::Sample>& samples);
-
-// "12.3s", "20m 40s": durations as a mail reader expects them.
-std::string format_seconds(double seconds);
 
 } // namespace rig::report

@@ -6,12 +6,17 @@
 #include "guest/initramfs.hpp"
 #include "host/facts.hpp"
 #include "kernel/artifact.hpp"
+#include "kernel/build.hpp"
 #include "rig_config.hpp"
+#include "run/hosts.hpp"
 #include "run/progress.hpp"
 #include "run/sample.hpp"
 #include "util/hash.hpp"
+#include "util/strings.hpp"
+#include "util/units.hpp"
 
 #include <map>
+#include <mutex>
 
 namespace rig::run {
 
@@ -33,8 +38,63 @@ std::string cell_label(const core::Cell& cell) {
     return label;
 }
 
-Expected<PreparedKernel> prepare_kernel(const core::Kernel& spec, const RunSettings& settings,
-                                        store::Database& db, Progress& progress) {
+std::string seconds_text(double seconds) {
+    return util::format_duration(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
+}
+
+// Git kernels are built per fragment list: cells of one kernel with other configs need
+// other artifacts.
+using KernelKey = std::pair<size_t, std::vector<std::string>>;
+
+KernelKey kernel_key(const core::Cell& cell) {
+    return {cell.kernel, cell.fragments};
+}
+
+// A failed build is recorded in the store, then stops the run: no cell of that kernel
+// could run, and the message names the kernel, the commit and the first errors.
+Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario, const core::Cell& cell,
+                                        const RunSettings& settings, store::Database& db,
+                                        Progress& progress) {
+    const core::Kernel& spec = scenario.kernels[cell.kernel];
+    std::string label = "kernel " + spec.name + " [" + util::join(cell.fragments, ", ") + "]";
+    kernel::BuildSettings build;
+    build.cache = settings.cache_dir;
+    std::string last_phase;
+    double last_shown = 0;
+    build.progress = [&](const kernel::BuildProgress& status) {
+        if (status.phase == last_phase &&
+            status.elapsed_seconds - last_shown < (settings.tty ? 1 : 30))
+            return;
+        last_phase = status.phase;
+        last_shown = status.elapsed_seconds;
+        std::string text = label + ": " + status.phase;
+        if (status.objects > 0)
+            text += ", " + std::to_string(status.objects) + " objects";
+        progress.phase(text + ", " + seconds_text(status.elapsed_seconds));
+    };
+    fs::path scenario_dir = fs::absolute(scenario.file).parent_path();
+    auto result =
+        RIG_TRY(kernel::build_git(kernel::git_request(spec, cell.fragments, scenario_dir), build));
+    RIG_TRY(kernel::record_build(db, result, spec.name));
+    if (result.outcome != kernel::BuildOutcome::ok)
+        return fail(ErrorKind::config, label + " at " + result.commit.substr(0, 12) + ": " +
+                                           std::string(kernel::to_string(result.outcome)) + "\n" +
+                                           result.error_lines + "\n(log: " + result.log.string() +
+                                           ")");
+    progress.note(label + ": " + result.commit.substr(0, 12) +
+                  (result.cache_hit ? ", cached" : ", built in " + seconds_text(result.seconds)));
+    return std::move(*result.artifact);
+}
+
+Expected<PreparedKernel> prepare_kernel(const core::Scenario& scenario, const core::Cell& cell,
+                                        const RunSettings& settings, store::Database& db,
+                                        Progress& progress) {
+    const core::Kernel& spec = scenario.kernels[cell.kernel];
+    if (spec.source == core::KernelSource::git) {
+        auto artifact = RIG_TRY(git_artifact(scenario, cell, settings, db, progress));
+        auto initrd = RIG_TRY(guest::base_initramfs(artifact, settings.cache_dir));
+        return PreparedKernel{artifact, initrd};
+    }
     progress.note("kernel " + spec.name + ": fetching and preparing");
     auto artifact = kernel::prebuilt(spec, settings.cache_dir, [&](const std::string& phase) {
         progress.note("kernel " + spec.name + ": " + phase);
@@ -59,12 +119,139 @@ Expected<PreparedKernel> prepare_kernel(const core::Kernel& spec, const RunSetti
     return PreparedKernel{*artifact, initrd};
 }
 
+// Rounds rather than cell after cell: slow drift of the host then touches every
+// cell alike instead of biasing the last ones. Warmups come first and are not stored.
+struct Planned {
+    const core::Cell* cell;
+    int repetition; // negative: warmup
+};
+
+std::string sample_label(const core::Scenario& scenario, const Planned& planned) {
+    return cell_label(*planned.cell) + (planned.repetition < 0
+                                            ? " warmup"
+                                            : " rep " + std::to_string(planned.repetition + 1) +
+                                                  "/" + std::to_string(scenario.repeat));
+}
+
+// What the samples of a run share, for the several-host loop.
+struct RunState {
+    const core::Scenario& scenario;
+    store::Database& db;
+    const RunSettings& settings;
+    int64_t run_id;
+    std::string accel;
+    fs::path run_dir;
+    const std::atomic<bool>& interrupted;
+    Progress& progress;
+    RunSummary& summary;
+};
+
+Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
+                                    const std::vector<Host>& hosts, RunState& state) {
+    // Kernels before the threads start: fetching one writes the cache and the store.
+    std::map<KernelKey, PreparedKernel> kernels;
+    for (const Planned& planned : plan)
+        if (!kernels.count(kernel_key(*planned.cell)))
+            kernels[kernel_key(*planned.cell)] = RIG_TRY(prepare_kernel(
+                state.scenario, *planned.cell, state.settings, state.db, state.progress));
+    // One lock for the store, the summary and the progress lines.
+    std::mutex mutex;
+    std::optional<Error> failure;
+    std::vector<store::RunHost> records(hosts.size());
+    for (size_t h = 0; h < hosts.size(); ++h) {
+        records[h].uri = hosts[h].name;
+        RIG_TRY(state.db.set_run_host(state.run_id, records[h]));
+    }
+    std::string total = std::to_string(plan.size());
+
+    auto run = [&](size_t job, size_t h) -> JobResult {
+        const Planned& planned = plan[job];
+        const core::Cell& cell = *planned.cell;
+        std::string prefix = "[" + std::to_string(job + 1) + "/" + total + "] " +
+                             sample_label(state.scenario, planned) + " on " + hosts[h].name + ": ";
+        auto note = [&](const std::string& text) {
+            std::lock_guard lock(mutex);
+            state.progress.note(prefix + text);
+        };
+        const PreparedKernel& kernel = kernels.at(kernel_key(cell));
+        SampleContext context{
+            state.scenario,
+            cell,
+            planned.repetition,
+            kernel.artifact,
+            kernel.base_initrd,
+            state.run_dir / cell.id /
+                (planned.repetition < 0 ? "warmup" : std::to_string(planned.repetition)),
+            state.accel,
+            *hosts[h].hypervisor,
+            state.interrupted,
+            note,
+            {}};
+        core::Sample sample = run_sample(context);
+        // A sample that failed because its host went away is not data about the cell.
+        if (sample.outcome == core::Outcome::infra_error && !state.interrupted)
+            if (auto up = hosts[h].hypervisor->reachable(); !up)
+                return {JobEnd::host_lost, up.error().message};
+        note(std::string(core::to_string(sample.outcome)) + " in " +
+             seconds_text(sample.total_seconds));
+        if (planned.repetition < 0)
+            return {};
+        std::lock_guard lock(mutex);
+        if (failure)
+            return {};
+        auto stored = state.db.add_sample(state.run_id, sample);
+        ++records[h].samples;
+        auto marked = stored ? state.db.set_run_host(state.run_id, records[h])
+                             : tl::unexpected(stored.error());
+        if (!marked) {
+            failure = marked.error();
+            return {};
+        }
+        ++state.summary.samples_run;
+        if (sample.outcome != core::Outcome::ok)
+            ++state.summary.samples_not_ok;
+        return {};
+    };
+    auto on_lost = [&](size_t h, const std::string& why) {
+        std::lock_guard lock(mutex);
+        records[h].status = "dropped";
+        records[h].reason = why;
+        state.progress.note("host " + hosts[h].name + " dropped out (" + why +
+                            "); its sample goes to another host");
+        if (auto marked = state.db.set_run_host(state.run_id, records[h]); !marked && !failure)
+            failure = marked.error();
+    };
+    auto stop = [&] {
+        std::lock_guard lock(mutex);
+        return state.interrupted || failure.has_value();
+    };
+    std::vector<size_t> left = run_on_hosts(plan.size(), hosts.size(), run, on_lost, stop);
+    if (failure)
+        return tl::unexpected(*failure);
+    if (!left.empty() && !state.interrupted)
+        return fail(ErrorKind::infra, "every host dropped out with " + std::to_string(left.size()) +
+                                          " samples left; resume with `rig run --resume " +
+                                          std::to_string(state.run_id) + "` once one is back");
+    return {};
+}
+
 } // namespace
 
 Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Database& db,
                                   vm::Hypervisor& hypervisor, const RunSettings& settings,
                                   int64_t run_id, const std::atomic<bool>& interrupted,
                                   std::ostream& out) {
+    return run_scenario(scenario, db, std::vector<Host>{{hypervisor.name(), &hypervisor}}, settings,
+                        run_id, interrupted, out);
+}
+
+Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Database& db,
+                                  const std::vector<Host>& hosts, const RunSettings& settings,
+                                  int64_t run_id, const std::atomic<bool>& interrupted,
+                                  std::ostream& out) {
+    if (hosts.empty())
+        return fail(ErrorKind::usage, "no host to run samples on");
+    vm::Hypervisor& hypervisor = *hosts.front().hypervisor;
     auto cells = RIG_TRY(core::expand(scenario));
     host::Facts facts = host::probe();
     std::string accel = host::choose_accel(scenario.guest.accel, facts.kvm);
@@ -86,12 +273,6 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
     RIG_TRY(db.add_cells(run_id, cells));
     store::SampleKeys finished = RIG_TRY(db.finished_samples(run_id));
 
-    // Rounds rather than cell after cell: slow drift of the host then touches every
-    // cell alike instead of biasing the last ones. Warmups come first and are not stored.
-    struct Planned {
-        const core::Cell* cell;
-        int repetition; // negative: warmup
-    };
     std::vector<Planned> plan;
     bool resuming = !finished.empty();
     for (int round = resuming ? 0 : -scenario.warmup; round < scenario.repeat; ++round)
@@ -106,25 +287,33 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
         out << " + " << scenario.warmup << " warmup rounds";
     if (resuming)
         out << ", resuming: " << finished.size() << " samples already done";
-    out << ", accel " << accel << ", backend " << hypervisor.name() << "\n";
+    out << ", accel " << accel << ", backend " << hypervisor.name();
+    if (hosts.size() > 1) {
+        out << " on " << hosts.size() << " hosts:";
+        for (const Host& host : hosts)
+            out << " " << host.name;
+    }
+    out << "\n";
 
     Progress progress(out, settings.tty, plan.size());
-    std::map<size_t, PreparedKernel> kernels;
+    std::map<KernelKey, PreparedKernel> kernels;
     fs::path run_dir = settings.results_dir / "runs" / std::to_string(run_id);
-    for (size_t i = 0; i < plan.size() && !interrupted; ++i) {
+    if (hosts.size() > 1) {
+        RunState state{scenario, db,          settings, run_id, accel,
+                       run_dir,  interrupted, progress, summary};
+        RIG_TRY(run_on_several_hosts(plan, hosts, state));
+    }
+    for (size_t i = 0; hosts.size() == 1 && i < plan.size() && !interrupted; ++i) {
         const core::Cell& cell = *plan[i].cell;
         int repetition = plan[i].repetition;
-        std::string label =
-            cell_label(cell) + (repetition < 0 ? " warmup"
-                                               : " rep " + std::to_string(repetition + 1) + "/" +
-                                                     std::to_string(scenario.repeat));
+        std::string label = sample_label(scenario, plan[i]);
         progress.begin_sample(i, label);
-        if (!kernels.count(cell.kernel)) {
+        if (!kernels.count(kernel_key(cell))) {
             progress.phase("preparing kernel");
-            kernels[cell.kernel] =
-                RIG_TRY(prepare_kernel(scenario.kernels[cell.kernel], settings, db, progress));
+            kernels[kernel_key(cell)] =
+                RIG_TRY(prepare_kernel(scenario, cell, settings, db, progress));
         }
-        const PreparedKernel& kernel = kernels[cell.kernel];
+        const PreparedKernel& kernel = kernels[kernel_key(cell)];
         SampleContext context{scenario,
                               cell,
                               repetition,

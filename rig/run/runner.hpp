@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
 namespace rig::run {
 
@@ -32,6 +34,21 @@ struct RunSummary {
 // stored are skipped, so a resumed run never repeats one.
 Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Database& db,
                                   vm::Hypervisor& hypervisor, const RunSettings& settings,
+                                  int64_t run_id, const std::atomic<bool>& interrupted,
+                                  std::ostream& out);
+
+// A place samples run: one libvirt endpoint (or the local QEMU), named by its URI.
+struct Host {
+    std::string name;
+    vm::Hypervisor* hypervisor = nullptr;
+};
+
+// The same over several hosts: samples run concurrently, one per host at a time. A host
+// whose hypervisor is unreachable after an infra-error sample has dropped out: it is
+// marked dropped in the run's hosts (store::RunHost) and its sample runs on another
+// host. When every host is gone the run stays open for --resume.
+Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Database& db,
+                                  const std::vector<Host>& hosts, const RunSettings& settings,
                                   int64_t run_id, const std::atomic<bool>& interrupted,
                                   std::ostream& out);
 

@@ -5,11 +5,13 @@
 #include "core/classify.hpp"
 #include "core/evidence.hpp"
 #include "core/fs.hpp"
+#include "guest/fuse.hpp"
 #include "guest/initramfs.hpp"
 #include "guest/job.hpp"
 #include "guest/protocol.hpp"
 #include "proc/cpu.hpp"
 #include "run/follow.hpp"
+#include "util/strings.hpp"
 #include "workload/generate.hpp"
 
 #include <chrono>
@@ -103,8 +105,10 @@ std::string helper_logs(const fs::path& dir) {
 
 std::string guest_cmdline() {
     // console_msg_format=syslog prefixes each console line with its printk level, so the
-    // console is the whole kernel log with levels, up to a panic.
-    return "console=ttyS0 console_msg_format=syslog panic=-1 rdinit=/init";
+    // console is the whole kernel log with levels, up to a panic. no_timer_check: under
+    // TCG on a loaded host the boot-time IO-APIC timer check can fail and panic the guest
+    // ("IO-APIC + timer doesn't work!"), which says nothing about filesystems.
+    return "console=ttyS0 console_msg_format=syslog no_timer_check panic=-1 rdinit=/init";
 }
 
 Expected<void> prepare_share(const core::Workload& workload, const fs::path& share) {
@@ -140,6 +144,12 @@ core::Sample run_sample(const SampleContext& context) {
     if (context.cell.fs() == core::Fs::virtiofs)
         sample.mount_requested =
             "virtiofsd cache=" + (context.cell.cache().empty() ? "auto" : context.cell.cache());
+    if (context.cell.fs() == core::Fs::fuse) {
+        std::vector<std::string> words{"rig-fuse"};
+        for (std::string& arg : guest::fuse_arguments(context.cell))
+            words.push_back(std::move(arg));
+        sample.mount_requested = util::join(words, " ");
+    }
     auto phase = [&](const std::string& name) {
         if (context.on_phase)
             context.on_phase(name);
@@ -168,6 +178,13 @@ core::Sample run_sample(const SampleContext& context) {
         std::chrono::duration_cast<std::chrono::seconds>(scenario.timeouts.workload) +
         std::chrono::seconds(5);
     job.workload_script = workload_script(scenario.workload);
+    if (job.fs == core::Fs::fuse) {
+        auto daemon = guest::find_fuse_daemon();
+        if (!daemon)
+            return infra(daemon.error().message);
+        job.fuse_daemon = daemon->string();
+        job.fuse_args = guest::fuse_arguments(context.cell);
+    }
     auto job_cpio = guest::job_archive(job);
     if (!job_cpio)
         return infra(job_cpio.error().message);

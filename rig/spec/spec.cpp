@@ -109,6 +109,20 @@ Expected<Located> canonical_axis_value(const Context& context, std::string_view 
         // is a typo we can name here with a suggestion.
         if (!contains(all_caches(), value.value))
             return error_at(context, value, unknown("cache mode", value.value, all_caches()));
+    } else if (const core::AxisDef* def = core::find_axis(axis);
+               def && def->kind == core::AxisKind::seconds) {
+        auto seconds = core::canonical_seconds(value.value);
+        if (!seconds)
+            return error_at(context, value,
+                            "expected seconds such as 0, 1 or 0.5 (at most " +
+                                std::to_string(static_cast<int>(core::k_max_axis_seconds)) +
+                                ", 9 decimals), got '" + value.value + "'");
+        value.value = *seconds;
+    } else if (def && def->kind == core::AxisKind::boolean) {
+        auto boolean = core::canonical_boolean(value.value);
+        if (!boolean)
+            return error_at(context, value, "expected true or false, got '" + value.value + "'");
+        value.value = *boolean;
     } else if (axis == "config") {
         if (!is_fragment_name(value.value))
             return error_at(context, value,
@@ -305,6 +319,12 @@ Expected<core::AxisValues> read_cache_by_fs(const Context& context, const Entry&
                         "empty map; give cache modes per fs, e.g. {9p: [none, loose]}");
     for (const Entry& fs_entry : per_fs) {
         core::Fs fs = *core::parse_fs(fs_entry.key);
+        if (!core::has_cache_axis(fs))
+            return error_at(context, fs_entry.key_node, fs_entry.path,
+                            "fs " + fs_entry.key +
+                                " has no cache modes; its caching is set by entry_timeout, "
+                                "attr_timeout, negative_timeout, keep_cache, writeback_cache "
+                                "and direct_io");
         std::vector<Located> values =
             RIG_TRY(read_scalars(context, fs_entry.value, fs_entry.path, Shape::scalar_or_list));
         for (const Located& value : values)
@@ -544,7 +564,7 @@ Expected<void> check_cache_covers_fs(const Context& context, const core::Scenari
         return {};
     auto missing = [&](const std::vector<Located>& values) -> const Located* {
         for (const Located& fs : values)
-            if (!cache->by_fs.count(fs.value))
+            if (core::has_cache_axis(*core::parse_fs(fs.value)) && !cache->by_fs.count(fs.value))
                 return &fs;
         return nullptr;
     };

@@ -122,6 +122,7 @@ public:
         m_bind_rc = SQLITE_OK;
     }
 
+    sqlite3_stmt* handle() const { return m_stmt; }
     int64_t integer(int column) const { return sqlite3_column_int64(m_stmt, column); }
     double real(int column) const { return sqlite3_column_double(m_stmt, column); }
     std::optional<int64_t> optional_integer(int column) const {
@@ -441,6 +442,33 @@ Expected<void> Database::finish_run(int64_t run_id, const std::string& status) {
     return {};
 }
 
+Expected<void> Database::set_run_host(int64_t run_id, const RunHost& host) {
+    const std::string sql =
+        std::string("INSERT INTO run_hosts (run_id, uri, status, reason, samples) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (run_id, uri) DO UPDATE SET "
+                    "status = excluded.status, reason = excluded.reason, "
+                    "samples = excluded.samples, changed_at = ") +
+        k_now;
+    return execute(*m_impl, sql, run_id, host.uri, host.status, host.reason, host.samples);
+}
+
+Expected<std::vector<RunHost>> Database::run_hosts(int64_t run_id) {
+    auto statement = RIG_TRY(Statement::prepare(
+        *m_impl, "SELECT uri, status, reason, samples, changed_at FROM run_hosts "
+                 "WHERE run_id = ?1 ORDER BY rowid"));
+    statement.bind(run_id);
+    std::vector<RunHost> hosts;
+    while (RIG_TRY(statement.step())) {
+        RunHost& host = hosts.emplace_back();
+        host.uri = statement.text(0);
+        host.status = statement.text(1);
+        host.reason = statement.text(2);
+        host.samples = statement.integer(3);
+        host.changed_at = statement.text(4);
+    }
+    return hosts;
+}
+
 Expected<std::optional<RunInfo>> Database::run(int64_t run_id) {
     return query_run(*m_impl, std::string("SELECT ") + k_run_columns + " FROM runs WHERE id = ?1",
                      run_id);
@@ -595,6 +623,94 @@ Expected<std::vector<core::Sample>> Database::samples(int64_t run_id) {
     return out;
 }
 
+namespace {
+
+// Run ids as a JSON array, so that one bound parameter serves any number of runs through
+// json_each() and the statement text never depends on the input.
+std::string id_array(const std::vector<int64_t>& ids) {
+    std::string out = "[";
+    for (int64_t id : ids)
+        out += (out.size() > 1 ? "," : "") + std::to_string(id);
+    return out + "]";
+}
+
+} // namespace
+
+Expected<void> Database::sample_facts(const std::vector<int64_t>& run_ids,
+                                      const std::function<void(const SampleFacts&)>& visit) {
+    auto select = RIG_TRY(Statement::prepare(
+        *m_impl, "SELECT run_id, cell_id, outcome, guest_seconds, wall_seconds, "
+                 "host_cpu_percent, error_count, warning_count, msize_negotiated, "
+                 "cache_negotiated FROM samples "
+                 "WHERE run_id IN (SELECT value FROM json_each(?1))"));
+    select.bind(id_array(run_ids));
+    // Outcomes repeat; parse each spelling once rather than once per sample.
+    std::map<std::string, core::Outcome, std::less<>> outcomes;
+    SampleFacts facts;
+    while (RIG_TRY(select.step())) {
+        facts.run_id = select.integer(0);
+        facts.cell_id = select.text(1);
+        const auto* outcome_text =
+            reinterpret_cast<const char*>(sqlite3_column_text(select.handle(), 2));
+        std::string_view outcome = outcome_text ? outcome_text : "";
+        auto known = outcomes.find(outcome);
+        if (known == outcomes.end()) {
+            auto parsed = core::parse_outcome(outcome);
+            if (!parsed)
+                return tl::unexpected(
+                    m_impl->error("samples of run " + std::to_string(facts.run_id),
+                                  "unknown outcome '" + std::string(outcome) + "'"));
+            known = outcomes.emplace(std::string(outcome), *parsed).first;
+        }
+        facts.outcome = known->second;
+        facts.guest_seconds = select.real(3);
+        facts.wall_seconds = select.real(4);
+        facts.host_cpu_percent = select.real(5);
+        facts.error_count = static_cast<int>(select.integer(6));
+        facts.warning_count = static_cast<int>(select.integer(7));
+        facts.msize_negotiated.reset();
+        if (auto msize = select.optional_integer(8))
+            facts.msize_negotiated = static_cast<uint64_t>(*msize);
+        facts.cache_negotiated = select.text(9);
+        visit(facts);
+    }
+    return {};
+}
+
+Expected<std::vector<SignatureCount>>
+Database::signature_counts(const std::vector<int64_t>& run_ids) {
+    // Grouped in SQL: a noisy cell can carry thousands of lines with one signature.
+    auto select = RIG_TRY(Statement::prepare(
+        *m_impl,
+        "WITH grouped AS ("
+        "  SELECT s.run_id, s.cell_id, l.severity, l.signature, count(*) AS lines, "
+        "         count(DISTINCT l.sample_id) AS samples, min(l.id) AS first "
+        "  FROM error_lines l JOIN samples s ON s.id = l.sample_id "
+        "  WHERE s.run_id IN (SELECT value FROM json_each(?1)) "
+        "  GROUP BY s.run_id, s.cell_id, l.severity, l.signature) "
+        "SELECT g.run_id, g.cell_id, g.severity, g.signature, g.lines, g.samples, "
+        "       s.repetition, l.source, l.line, s.evidence "
+        "FROM grouped g JOIN error_lines l ON l.id = g.first JOIN samples s ON s.id = l.sample_id "
+        "ORDER BY g.run_id, g.cell_id, g.first"));
+    select.bind(id_array(run_ids));
+    std::vector<SignatureCount> out;
+    while (RIG_TRY(select.step())) {
+        SignatureCount& count = out.emplace_back();
+        count.run_id = select.integer(0);
+        count.cell_id = select.text(1);
+        count.severity =
+            select.text(2) == "warning" ? core::Severity::warning : core::Severity::error;
+        count.signature = select.text(3);
+        count.lines = select.integer(4);
+        count.samples = select.integer(5);
+        count.repetition = static_cast<int>(select.integer(6));
+        count.source = select.text(7);
+        count.line = select.text(8);
+        count.evidence = select.text(9);
+    }
+    return out;
+}
+
 Expected<SampleKeys> Database::finished_samples(int64_t run_id) {
     auto statement = RIG_TRY(Statement::prepare(
         *m_impl, "SELECT cell_id, repetition FROM samples WHERE run_id = ?1 AND outcome <> ?2"));
@@ -630,17 +746,13 @@ Expected<int64_t> Database::add_kernel_artifact(const KernelArtifact& artifact) 
     return id;
 }
 
-Expected<std::optional<KernelArtifact>>
-Database::find_kernel_artifact(const std::string& cache_key) {
-    auto statement =
-        RIG_TRY(Statement::prepare(*m_impl, std::string("SELECT ") + k_artifact_columns +
-                                                " FROM kernel_artifacts WHERE cache_key = ?1"));
-    if (!RIG_TRY(statement.bind(cache_key).step()))
-        return std::nullopt;
+namespace {
+
+Expected<KernelArtifact> artifact_from_row(Impl& db, const Statement& statement) {
     auto source = parse_kernel_source(statement.text(2));
     if (!source)
-        return tl::unexpected(m_impl->error("kernel artifact " + cache_key,
-                                            "unknown source '" + statement.text(2) + "'"));
+        return tl::unexpected(db.error("kernel artifact " + statement.text(1),
+                                       "unknown source '" + statement.text(2) + "'"));
     KernelArtifact artifact;
     artifact.id = statement.integer(0);
     artifact.cache_key = statement.text(1);
@@ -657,6 +769,71 @@ Database::find_kernel_artifact(const std::string& cache_key) {
     artifact.modules_path = statement.text(12);
     artifact.created_at = statement.text(13);
     return artifact;
+}
+
+} // namespace
+
+Expected<std::optional<KernelArtifact>>
+Database::find_kernel_artifact(const std::string& cache_key) {
+    auto statement =
+        RIG_TRY(Statement::prepare(*m_impl, std::string("SELECT ") + k_artifact_columns +
+                                                " FROM kernel_artifacts WHERE cache_key = ?1"));
+    if (!RIG_TRY(statement.bind(cache_key).step()))
+        return std::nullopt;
+    return RIG_TRY(artifact_from_row(*m_impl, statement));
+}
+
+Expected<std::vector<KernelArtifact>> Database::kernel_artifacts() {
+    auto statement =
+        RIG_TRY(Statement::prepare(*m_impl, std::string("SELECT ") + k_artifact_columns +
+                                                " FROM kernel_artifacts ORDER BY id"));
+    std::vector<KernelArtifact> artifacts;
+    while (RIG_TRY(statement.step()))
+        artifacts.push_back(RIG_TRY(artifact_from_row(*m_impl, statement)));
+    return artifacts;
+}
+
+Expected<void> Database::remove_kernel_artifact(const std::string& cache_key) {
+    return execute(*m_impl, "DELETE FROM kernel_artifacts WHERE cache_key = ?1", cache_key);
+}
+
+Expected<int64_t> Database::add_kernel_build(const KernelBuild& build) {
+    const std::string sql =
+        std::string("INSERT INTO kernel_builds (repo, \"commit\", config_hash, compiler, outcome, "
+                    "duration_seconds, log_path, error_lines, artifact_id, started_at) VALUES "
+                    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, COALESCE(NULLIF(?10, ''), ") +
+        k_now + ")) RETURNING id";
+    auto statement = RIG_TRY(Statement::prepare(*m_impl, sql));
+    statement.bind(build.repo, build.commit, build.config_hash, build.compiler, build.outcome,
+                   build.duration_seconds, build.log_path, build.error_lines, build.artifact_id,
+                   build.started_at);
+    RIG_TRY(statement.step());
+    const int64_t id = statement.integer(0);
+    RIG_TRY(statement.run());
+    return id;
+}
+
+Expected<std::vector<KernelBuild>> Database::kernel_builds() {
+    auto statement = RIG_TRY(Statement::prepare(
+        *m_impl, "SELECT id, repo, \"commit\", config_hash, compiler, outcome, duration_seconds, "
+                 "log_path, error_lines, artifact_id, started_at FROM kernel_builds ORDER BY id"));
+    std::vector<KernelBuild> builds;
+    while (RIG_TRY(statement.step())) {
+        KernelBuild build;
+        build.id = statement.integer(0);
+        build.repo = statement.text(1);
+        build.commit = statement.text(2);
+        build.config_hash = statement.text(3);
+        build.compiler = statement.text(4);
+        build.outcome = statement.text(5);
+        build.duration_seconds = statement.real(6);
+        build.log_path = statement.text(7);
+        build.error_lines = statement.text(8);
+        build.artifact_id = statement.optional_integer(9);
+        build.started_at = statement.text(10);
+        builds.push_back(std::move(build));
+    }
+    return builds;
 }
 
 } // namespace rig::store

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -50,6 +51,62 @@ struct KernelArtifact {
     std::string created_at;   // ISO 8601 UTC; "" = now
 };
 
+// What a report needs of one sample, without its lines, metrics and evidence, so that a
+// report over a million samples reads only these columns.
+struct SampleFacts {
+    int64_t run_id = 0;
+    std::string cell_id;
+    core::Outcome outcome = core::Outcome::infra_error;
+    double guest_seconds = 0;
+    double wall_seconds = 0;
+    double host_cpu_percent = 0;
+    int error_count = 0;
+    int warning_count = 0;
+    std::optional<uint64_t> msize_negotiated;
+    std::string cache_negotiated;
+};
+
+// One error-line signature of one cell of one run, counted, with its first occurrence.
+struct SignatureCount {
+    int64_t run_id = 0;
+    std::string cell_id;
+    core::Severity severity = core::Severity::error;
+    std::string signature;
+    int64_t lines = 0;   // error lines with this signature
+    int64_t samples = 0; // distinct samples they came from
+    // The first occurrence (lowest line id): its sample, source, text and evidence.
+    int repetition = 0;
+    std::string source;
+    std::string line;
+    std::string evidence;
+};
+
+// One attempt to build a git kernel, failed ones included, so that a bisect can skip a
+// commit known not to build and `rig kernel list` can say why a kernel is missing.
+struct KernelBuild {
+    int64_t id = 0;
+    std::string repo;
+    std::string commit;
+    std::string config_hash;
+    std::string compiler;
+    std::string outcome; // ok, build-failed, config-error
+    double duration_seconds = 0;
+    std::string log_path;
+    std::string error_lines;            // the first compiler errors, or what was wrong
+    std::optional<int64_t> artifact_id; // kernel_artifacts.id of an ok build
+    std::string started_at;             // ISO 8601 UTC; "" = now
+};
+
+// A libvirt host of a run: status up or dropped (with the reason), and how many samples
+// it stored.
+struct RunHost {
+    std::string uri;
+    std::string status = "up";
+    std::string reason;
+    int64_t samples = 0;
+    std::string changed_at; // ISO 8601 UTC
+};
+
 // (cell id, repetition) pairs already stored for a run.
 using SampleKeys = std::set<std::pair<std::string, int>>;
 
@@ -79,6 +136,10 @@ public:
     Expected<std::optional<RunInfo>> last_unfinished_run(const std::string& scenario_hash = "");
     Expected<std::vector<RunInfo>> runs();
 
+    // Inserts or updates (run, uri): status, reason and sample count as given.
+    Expected<void> set_run_host(int64_t run_id, const RunHost& host);
+    Expected<std::vector<RunHost>> run_hosts(int64_t run_id);
+
     // Idempotent: cells are keyed by (run, cell id).
     Expected<void> add_cells(int64_t run_id, const std::vector<core::Cell>& cells);
     // In insertion order, with id, kernel_name, config, params and canonical; the kernel
@@ -93,12 +154,26 @@ public:
     Expected<int64_t> add_sample(int64_t run_id, const core::Sample& sample);
     // In insertion order, with their lines and metrics.
     Expected<std::vector<core::Sample>> samples(int64_t run_id);
+    // Hands the report's columns of every sample of these runs to `visit`, one at a time
+    // and in no particular order, so that a million samples need no million-row vector.
+    Expected<void> sample_facts(const std::vector<int64_t>& run_ids,
+                                const std::function<void(const SampleFacts&)>& visit);
+    // Signatures per (run, cell, severity), ordered by run, cell and first occurrence.
+    Expected<std::vector<SignatureCount>> signature_counts(const std::vector<int64_t>& run_ids);
     // Samples a resumed run must not repeat: every stored one except the aborted.
     Expected<SampleKeys> finished_samples(int64_t run_id);
 
     // Inserts, or updates the row with the same cache key (keeping its id). Returns the id.
     Expected<int64_t> add_kernel_artifact(const KernelArtifact& artifact);
     Expected<std::optional<KernelArtifact>> find_kernel_artifact(const std::string& cache_key);
+    // Every artifact, oldest first.
+    Expected<std::vector<KernelArtifact>> kernel_artifacts();
+    // Deletes the row (its builds keep their history, with no artifact); none is fine.
+    Expected<void> remove_kernel_artifact(const std::string& cache_key);
+    // Returns the build's row id.
+    Expected<int64_t> add_kernel_build(const KernelBuild& build);
+    // Every build, oldest first.
+    Expected<std::vector<KernelBuild>> kernel_builds();
 
     struct Impl;
 

@@ -63,6 +63,9 @@ public:
     virtual std::string name() const = 0;
     // Only a guest that could not be started at all is an Error (infra-error outcome).
     virtual Expected<std::unique_ptr<Vm>> start(const GuestSpec& spec) = 0;
+    // Whether the endpoint still answers. A backend whose host can drop out (libvirt)
+    // says why not; the run layer then retries the host's sample on another host.
+    virtual Expected<void> reachable() { return {}; }
 };
 
 } // namespace rig::vm

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of guest/: module load order, the cpio writer, the agent's record channel, job files.
 #include "guest/cpio.hpp"
+#include "guest/fuse.hpp"
 #include "guest/initramfs.hpp"
 #include "guest/job.hpp"
 #include "guest/modules.hpp"
@@ -8,6 +9,7 @@
 #include "proc/process.hpp"
 #include "temp_dir.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -763,4 +765,44 @@ TEST(Job, ArchiveHoldsJobAndWorkload) {
     EXPECT_EQ(run_cpio(*archive, {"-i", "--to-stdout", "etc/rig/job"}), *job_file(job));
     EXPECT_EQ(run_cpio(*archive, {"-i", "--to-stdout", "etc/rig/workload.sh"}),
               "cd src\nmake -j2\n");
+}
+
+TEST(Job, FuseCells) {
+    rig::core::Cell cell = cell_with({{"fs", "fuse"},
+                                      {"entry_timeout", "0.5"},
+                                      {"attr_timeout", "0"},
+                                      {"keep_cache", "true"},
+                                      {"direct_io", "false"}});
+    // The 9p share of a fuse cell is only copied into the guest: uncached.
+    EXPECT_EQ(work_mount_options(cell), "trans=virtio,version=9p2000.L,cache=none");
+    EXPECT_EQ(fuse_arguments(cell),
+              (std::vector<std::string>{"--entry-timeout", "0.5", "--attr-timeout", "0",
+                                        "--keep-cache"}));
+    EXPECT_TRUE(fuse_arguments(cell_with({{"fs", "fuse"}})).empty());
+
+    Job job = sample_job();
+    job.fs = rig::core::Fs::fuse;
+    job.work_options = work_mount_options(cell);
+    job.fuse_daemon = "/opt/rig/libexec/rig/rig-fuse";
+    job.fuse_args = fuse_arguments(cell);
+    auto text = job_file(job);
+    ASSERT_TRUE(text) << text.error().message;
+    EXPECT_NE(text->find("\nMODULES=/etc/rig/modules-fuse\n"), std::string::npos) << *text;
+    EXPECT_NE(text->find("\nWORK_FSTYPE=fuse\n"), std::string::npos);
+    EXPECT_NE(text->find("\nFUSE_DAEMON=/opt/rig/libexec/rig/rig-fuse\n"), std::string::npos);
+    EXPECT_NE(text->find("\nFUSE_ARGS=--entry-timeout 0.5 --attr-timeout 0 --keep-cache\n"),
+              std::string::npos);
+    // 9p jobs carry no fuse keys.
+    EXPECT_EQ(job_file(sample_job())->find("FUSE_"), std::string::npos);
+    // An argument with a space would split into two tokens in the agent: refused.
+    job.fuse_args = {"--attr-timeout", "1 --direct-io"};
+    EXPECT_FALSE(job_file(job));
+}
+
+TEST(Modules, FuseCellsLoadFuse) {
+    const auto& modules = guest_modules(rig::core::Fs::fuse).required;
+    EXPECT_NE(std::find(modules.begin(), modules.end(), "fuse"), modules.end());
+    // The guest root is 9p whatever the cell's filesystem.
+    EXPECT_NE(std::find(modules.begin(), modules.end(), "9p"), modules.end());
+    EXPECT_EQ(module_list_path(rig::core::Fs::fuse), "/etc/rig/modules-fuse");
 }

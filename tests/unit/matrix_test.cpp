@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of core/: matrix expansion, applicability, include/exclude, stable cell ids.
+#include "core/axis.hpp"
 #include "core/matrix.hpp"
 
 #include <algorithm>
@@ -246,4 +247,60 @@ TEST(Fs, NegotiatedOptionsAcrossKernelVersions) {
     EXPECT_EQ(negotiated_options(Fs::v9p, "rw,cache=5,msize=8192").cache, "mmap");
     EXPECT_EQ(negotiated_options(Fs::v9p, "rw,cache=8f").cache, "fscache");
     EXPECT_FALSE(negotiated_options(Fs::virtiofs, "rw,relatime").msize);
+}
+
+TEST(Matrix, FuseKnobsApplyToFuseCellsOnlyAndCacheNot) {
+    Scenario scenario = quick();
+    scenario.matrix = {axis("fs", {"9p", "fuse"}), axis("cache", {"none"}),
+                       axis("attr_timeout", {"0", "1"}), axis("keep_cache", {"true"})};
+    auto cells = expand(scenario);
+    ASSERT_TRUE(cells) << cells.error().message;
+    ASSERT_EQ(cells->size(), 6u); // per kernel: one 9p cell, two fuse cells
+    for (const Cell& cell : *cells) {
+        if (cell.fs() == Fs::fuse) {
+            EXPECT_EQ(cell.cache(), "");
+            EXPECT_EQ(cell.param("keep_cache"), "true");
+            EXPECT_NE(cell.param("attr_timeout"), "");
+        } else {
+            EXPECT_EQ(cell.cache(), "none");
+            EXPECT_EQ(cell.canonical.find("timeout"), std::string::npos) << cell.canonical;
+            EXPECT_EQ(cell.canonical.find("keep_cache"), std::string::npos) << cell.canonical;
+        }
+    }
+    // Knob axes in the matrix leave the ids of 9p cells as they were without them.
+    Scenario plain = quick();
+    plain.matrix = {axis("fs", {"9p"}), axis("cache", {"none"})};
+    auto plain_cells = expand(plain);
+    ASSERT_TRUE(plain_cells);
+    std::set<std::string> nine_p;
+    for (const Cell& cell : *cells)
+        if (cell.fs() == Fs::v9p)
+            nine_p.insert(cell.id);
+    EXPECT_EQ(nine_p, ids(*plain_cells));
+}
+
+TEST(Matrix, CanonicalSecondsAndBooleans) {
+    EXPECT_EQ(canonical_seconds("0"), "0");
+    EXPECT_EQ(canonical_seconds("0.000"), "0");
+    EXPECT_EQ(canonical_seconds("1.0"), "1");
+    EXPECT_EQ(canonical_seconds("0.50"), "0.5");
+    EXPECT_EQ(canonical_seconds("007"), "7");
+    EXPECT_EQ(canonical_seconds("86400"), "86400");
+    EXPECT_EQ(canonical_seconds("0.000000001"), "0.000000001");
+    for (const char* bad : {"", ".5", "2.", "1s", "-1", "+1", "1e3", "86400.5", "100000",
+                            "0.0000000001", "1.2.3", " 1"})
+        EXPECT_FALSE(canonical_seconds(bad)) << bad;
+    EXPECT_EQ(canonical_boolean("true"), "true");
+    EXPECT_EQ(canonical_boolean("false"), "false");
+    for (const char* bad : {"yes", "no", "on", "True", "1", ""})
+        EXPECT_FALSE(canonical_boolean(bad)) << bad;
+}
+
+TEST(Fs, FuseHasNoCacheModes) {
+    EXPECT_EQ(parse_fs("fuse"), Fs::fuse);
+    EXPECT_EQ(to_string(Fs::fuse), "fuse");
+    EXPECT_TRUE(valid_caches(Fs::fuse).empty());
+    EXPECT_FALSE(has_cache_axis(Fs::fuse));
+    EXPECT_TRUE(has_cache_axis(Fs::v9p));
+    EXPECT_TRUE(has_cache_axis(Fs::virtiofs));
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Tests of report/: text and markdown tables, the results table and duration formatting.
+// Tests of report/: text and markdown tables, the results table, duration formatting,
+// baseline comparisons, pivots, the mmtests marks and every format of the renderer.
+#include "report/render.hpp"
 #include "report/results.hpp"
 #include "report/table.hpp"
 
@@ -149,14 +151,15 @@ TEST(Results, Cells) {
     for (const auto& line : lines)
         EXPECT_NE(line.back(), ' ') << line;
     EXPECT_TRUE(contains(lines[0], "case")) << lines[0];
-    EXPECT_TRUE(contains(lines[0], "duration (median [IQR])"));
+    EXPECT_TRUE(contains(lines[0], "duration"));
+    EXPECT_TRUE(contains(lines[0], "mean ± sd"));
 
     const std::string& a = lines[1];
     EXPECT_EQ(a.rfind("A)", 0), 0u) << a;
     EXPECT_TRUE(contains(a, "debian-6.1")) << a;
     EXPECT_TRUE(contains(a, "4186112→512000")) << a;
     EXPECT_TRUE(contains(a, "  loose  ")) << a;
-    EXPECT_TRUE(contains(a, "12.0s [11.0s–13.0s] n=3")) << a;
+    EXPECT_TRUE(contains(a, "12.0s  12.0s ± 2.0s  3")) << a;
     EXPECT_TRUE(contains(a, "~48%")) << a;
     EXPECT_TRUE(contains(a, "  none  ")) << a;
     EXPECT_TRUE(contains(a, "3 ok")) << a;
@@ -165,7 +168,7 @@ TEST(Results, Cells) {
     EXPECT_EQ(b.rfind("B)", 0), 0u) << b;
     EXPECT_TRUE(contains(b, " 8192  ")) << b;
     EXPECT_FALSE(contains(b, "→")) << b;
-    EXPECT_TRUE(contains(b, "6.0s [5.5s–6.5s] n=2")) << b;
+    EXPECT_TRUE(contains(b, "6.0s   6.0s ± 1.4s  2")) << b;
     EXPECT_TRUE(contains(b, "3 errors in 2/3, 1 warning")) << b;
     EXPECT_TRUE(contains(b, "1 errors, 1 ok, 1 workload-failed")) << b;
 
@@ -176,7 +179,8 @@ TEST(Results, Cells) {
     EXPECT_TRUE(contains(c, "no samples")) << c;
 
     const std::string& d_line = lines[4];
-    EXPECT_TRUE(contains(d_line, "1m 15s (n=1)")) << d_line;
+    // One sample: a median, no spread to show, and n says so.
+    EXPECT_TRUE(contains(d_line, "1m 15s             -  1 ")) << d_line;
     EXPECT_FALSE(contains(d_line, "→")) << d_line;
 
     // Every row's columns line up under the header, arrows included.
@@ -206,4 +210,168 @@ TEST(Results, CaseLabelsPastZ) {
     EXPECT_EQ(label(27), "AB)");
     EXPECT_EQ(label(51), "AZ)");
     EXPECT_EQ(label(52), "BA)");
+}
+
+namespace {
+
+// Two kernels x two caches, five samples each; the new kernel takes 3 s more with loose.
+report::ReportData comparison_data() {
+    report::ReportData data;
+    data.runs.push_back({1, "quick", "2026-01-01T00:00:00Z", "finished"});
+    const std::vector<double> noise{0.2, -0.1, 0.3, -0.3, 0.0};
+    int index = 0;
+    for (std::string kernel : {"old", "new"})
+        for (std::string cache : {"loose", "none"}) {
+            auto& result = data.cells.emplace_back();
+            result.run_id = 1;
+            result.cell = cell("id" + std::to_string(index++), kernel,
+                               {{"fs", "9p"}, {"msize", "512000"}, {"cache", cache}});
+            double base = kernel == "new" && cache == "loose" ? 13 : 10;
+            for (double n : noise)
+                report::add_sample(result, core::Outcome::ok, base + n, base + n, 50, 0, 0, 512000,
+                                   cache);
+            report::finish(result);
+        }
+    return data;
+}
+
+} // namespace
+
+TEST(Render, MarkGainAsMmtestsDoes) {
+    EXPECT_EQ(mark_gain(5.123, false), "(   5.12%)");
+    EXPECT_EQ(mark_gain(-30.0, true), "* -30.00%*");
+    EXPECT_EQ(mark_gain(-0.001, false), "(   0.00%)");
+    EXPECT_EQ(mark_gain(-100.0, false).size(), mark_gain(1.0, false).size());
+}
+
+TEST(Render, BaselineTwinsAndSignificance) {
+    auto data = comparison_data();
+    auto comparisons = compare(data, {"kernel", "old"}, report::Test::welch, 0.05);
+    ASSERT_TRUE(comparisons) << comparisons.error().message;
+    ASSERT_EQ(comparisons->size(), 4u);
+    EXPECT_EQ((*comparisons)[0].role, Role::baseline);
+    EXPECT_EQ((*comparisons)[1].role, Role::baseline);
+    const auto& loose = (*comparisons)[2];
+    EXPECT_EQ(loose.role, Role::compared);
+    EXPECT_EQ(loose.twin, 0u) << "new+loose pairs with old+loose";
+    EXPECT_NEAR(loose.change_percent, 3.0 / 10.02 * 100, 1e-9);
+    EXPECT_NEAR(loose.gain_percent, -3.0 / 10.02 * 100, 1e-9) << "slower is a negative gain";
+    EXPECT_TRUE(loose.significant);
+    const auto& none = (*comparisons)[3];
+    EXPECT_EQ(none.twin, 1u);
+    EXPECT_NEAR(none.gain_percent, 0.0, 1e-9);
+    EXPECT_FALSE(none.significant);
+    ASSERT_TRUE(none.test);
+    EXPECT_DOUBLE_EQ(none.test->p, 1.0);
+
+    EXPECT_FALSE(compare(data, {"kernel", "missing"}, report::Test::welch, 0.05));
+    EXPECT_FALSE(compare(data, {"colour", "red"}, report::Test::welch, 0.05));
+    EXPECT_FALSE(parse_baseline("kernel"));
+    EXPECT_EQ(parse_baseline("kernel=a=b")->value, "a=b");
+}
+
+TEST(Render, TextWithBaselineMarksAndLegend) {
+    RenderOptions options;
+    options.baseline = Baseline{"kernel", "old"};
+    auto text = render(comparison_data(), options);
+    ASSERT_TRUE(text) << text.error().message;
+    auto lines = lines_of(*text);
+    ASSERT_GE(lines.size(), 7u) << *text;
+    EXPECT_TRUE(contains(lines[0], "vs kernel=old")) << lines[0];
+    EXPECT_TRUE(contains(lines[1], "base")) << lines[1];
+    EXPECT_TRUE(contains(lines[3], "* -29.94%*")) << lines[3];
+    EXPECT_TRUE(contains(lines[3], "<0.001  A)")) << lines[3];
+    EXPECT_TRUE(contains(lines[4], "(   0.00%)   1.000  B)")) << lines[4];
+    EXPECT_TRUE(contains(*text, "positive is faster")) << *text;
+    EXPECT_TRUE(contains(*text, "Welch's t-test, p < 0.05")) << *text;
+}
+
+TEST(Render, PivotRowsAndColumns) {
+    RenderOptions options;
+    options.rows = {"cache", "msize"};
+    options.cols = {"kernel"};
+    options.baseline = Baseline{"kernel", "old"};
+    auto text = render(comparison_data(), options);
+    ASSERT_TRUE(text) << text.error().message;
+    auto lines = lines_of(*text);
+    ASSERT_GE(lines.size(), 3u);
+    EXPECT_TRUE(contains(lines[0], "cache  msize")) << lines[0];
+    EXPECT_TRUE(contains(lines[0], "old")) << lines[0];
+    EXPECT_TRUE(contains(lines[0], "new")) << lines[0];
+    EXPECT_TRUE(contains(lines[1], "loose  512000")) << lines[1];
+    EXPECT_TRUE(contains(lines[1], "10.0s n=5")) << lines[1];
+    EXPECT_TRUE(contains(lines[1], "13.0s n=5 * -29.94%*")) << lines[1];
+    EXPECT_TRUE(contains(lines[2], "10.0s n=5 (   0.00%)")) << lines[2];
+
+    options.cols = {"cache"};
+    options.rows = {};
+    auto ambiguous = render(comparison_data(), options);
+    ASSERT_FALSE(ambiguous);
+    EXPECT_TRUE(contains(ambiguous.error().message, "differ in kernel"))
+        << ambiguous.error().message;
+}
+
+TEST(Render, CsvQuotesAndKeepsFullPrecision) {
+    auto data = comparison_data();
+    data.cells[0].cell.kernel_name = "old, \"patched\"";
+    RenderOptions options;
+    options.format = Format::csv;
+    auto csv = render(data, options);
+    ASSERT_TRUE(csv);
+    auto lines = lines_of(*csv);
+    ASSERT_EQ(lines.size(), 5u);
+    EXPECT_EQ(lines[0].rfind("case,run,cell,kernel,", 0), 0u);
+    EXPECT_TRUE(contains(lines[1], ",\"old, \"\"patched\"\"\",")) << lines[1];
+    EXPECT_TRUE(contains(lines[1], ",10.02,")) << "mean of 10.2 9.9 10.3 9.7 10.0: " << lines[1];
+}
+
+TEST(Render, JsonCarriesNumbersAndComparisons) {
+    RenderOptions options;
+    options.format = Format::json;
+    options.baseline = Baseline{"kernel", "old"};
+    options.test = report::Test::mann_whitney;
+    auto json = render(comparison_data(), options);
+    ASSERT_TRUE(json);
+    EXPECT_TRUE(contains(*json, "\"test\": \"Mann-Whitney U\"")) << *json;
+    EXPECT_TRUE(contains(*json, "\"comparison\": \"base\"")) << *json;
+    // 5 against 5, all apart: the exact two-sided p is 2/252.
+    EXPECT_TRUE(contains(*json, "\"p\": 0.007936507936507936")) << *json;
+}
+
+TEST(Render, HtmlEscapesEverything) {
+    auto data = comparison_data();
+    data.cells[0].cell.kernel_name = "<script>alert(1)</script>";
+    data.signatures.push_back({core::Severity::error,
+                               "a < b & \"c\"",
+                               1,
+                               1,
+                               {{0, 1, 1, 0, "workload", "a < b", "> a < b\n"}}});
+    RenderOptions options;
+    options.format = Format::html;
+    auto html = render(data, options);
+    ASSERT_TRUE(html);
+    EXPECT_FALSE(contains(*html, "<script>"));
+    EXPECT_TRUE(contains(*html, "&lt;script&gt;"));
+    EXPECT_TRUE(contains(*html, "a &lt; b &amp; &quot;c&quot;"));
+    EXPECT_FALSE(contains(*html, "http://") && contains(*html, "src=")) << "self-contained";
+}
+
+TEST(Render, ErrorsView) {
+    auto data = comparison_data();
+    RenderOptions options;
+    options.view = View::errors;
+    EXPECT_EQ(*render(data, options), "no error or warning lines in the selected cells\n");
+    data.signatures.push_back(
+        {core::Severity::error,
+         "x: Bad file descriptor",
+         3,
+         2,
+         {{2, 3, 2, 1, "workload", "x: Bad file descriptor", "  cc\n> x: Bad file descriptor\n"}}});
+    auto text = render(data, options);
+    ASSERT_TRUE(text);
+    EXPECT_EQ(*text, "error  3 lines in 2 samples, 1 cell: x: Bad file descriptor\n"
+                     "  C) new debian cache=loose fs=9p msize=512000: 3 lines in 2/5; first in "
+                     "sample #1 (workload)\n"
+                     "        cc\n"
+                     "      > x: Bad file descriptor\n");
 }

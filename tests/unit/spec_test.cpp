@@ -321,5 +321,48 @@ TEST(spec, load_reports_the_path_it_was_given) {
     EXPECT_EQ(scenario->file, (data_dir() / "good" / "minimal.yaml").string());
 }
 
+TEST(spec, fuse_knobs_canonical_and_only_on_fuse_cells) {
+    auto scenario = parse_scenario(k_head + "matrix:\n"
+                                            "  fs: [9p, fuse]\n"
+                                            "  cache: [loose]\n"
+                                            "  attr_timeout: [0, 1.0, 0.50]\n"
+                                            "  writeback_cache: true\n",
+                                   "fuse.yaml");
+    ASSERT_TRUE(scenario) << scenario.error().message;
+    EXPECT_EQ(values_of(axis(*scenario, "attr_timeout").values),
+              (std::vector<std::string>{"0", "1", "0.5"}));
+    EXPECT_EQ(axis(*scenario, "attr_timeout").values[2].path, "matrix.attr_timeout[2]");
+    std::set<std::string> expected;
+    for (std::string kernel : {"deb-6.1", "deb-6.12"}) {
+        expected.insert(kernel + " cache=loose fs=9p");
+        for (std::string timeout : {"0", "1", "0.5"})
+            expected.insert(kernel + " attr_timeout=" + timeout + " fs=fuse writeback_cache=true");
+    }
+    EXPECT_EQ(describe_cells(*scenario), expected);
+}
+
+TEST(spec, fuse_rules_match_canonical_values) {
+    auto scenario = parse_scenario(k_head + "matrix:\n"
+                                            "  fs: fuse\n"
+                                            "  entry_timeout: [0, 1]\n"
+                                            "  direct_io: [true, false]\n"
+                                            "exclude:\n"
+                                            "  - {entry_timeout: 1.000, direct_io: true}\n",
+                                   "rules.yaml");
+    ASSERT_TRUE(scenario) << scenario.error().message;
+    EXPECT_EQ(describe_cells(*scenario).size(), 6u); // 2 kernels x (4 - 1)
+    EXPECT_EQ(describe_cells(*scenario).count("deb-6.1 direct_io=true entry_timeout=1 fs=fuse"),
+              0u);
+}
+
+TEST(spec, nine_p_cell_ids_unchanged_by_fuse_axes) {
+    auto plain = parse_scenario(k_head + "matrix:\n  fs: 9p\n  cache: [none, loose]\n", "a.yaml");
+    auto with_knobs = parse_scenario(k_head + "matrix:\n  fs: 9p\n  cache: [none, loose]\n"
+                                              "  entry_timeout: [0, 1]\n  keep_cache: true\n",
+                                     "b.yaml");
+    ASSERT_TRUE(plain && with_knobs);
+    EXPECT_EQ(ids_of(*plain), ids_of(*with_knobs));
+}
+
 } // namespace
 } // namespace rig::spec

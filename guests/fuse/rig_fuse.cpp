@@ -1,0 +1,897 @@
+// SPDX-License-Identifier: MIT
+// rig-fuse: the passthrough FUSE daemon of `fs: fuse` cells, and seed 000's invalidation
+// benchmark. Runs inside the guest; the only rig source that includes libfuse.
+//
+//   rig-fuse [--entry-timeout S] [--attr-timeout S] [--negative-timeout S]
+//            [--keep-cache] [--writeback-cache] [--direct-io] --source DIR MOUNTPOINT
+//   rig-fuse --bench-invalidate N[,N...] [--rounds R] --source DIR MOUNTPOINT
+//
+// The first form serves DIR at MOUNTPOINT until it is unmounted. The second populates N
+// files per size under DIR, mounts them and prints `rig-metric` lines (guests/README.md).
+#define FUSE_USE_VERSION 34
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+namespace rig_fuse {
+
+namespace {
+
+// FUSE_NOTIFY_INC_EPOCH (include/uapi/linux/fuse.h, protocol 7.44, Linux 6.16): one
+// notification that makes every cached dentry stale. libfuse 3.14 has no call for it.
+constexpr int k_notify_inc_epoch = 8;
+constexpr unsigned k_epoch_minor = 44;
+// The benchmark keeps names and attributes cached "forever", so that only the
+// invalidation makes the kernel look them up again.
+constexpr double k_bench_timeout = 86400;
+
+enum class Mode { serve, bench };
+
+struct Options {
+    Mode mode = Mode::serve;
+    double entry_timeout = 1.0; // libfuse's defaults
+    double attr_timeout = 1.0;
+    double negative_timeout = 0.0;
+    bool keep_cache = false;
+    bool writeback_cache = false;
+    bool direct_io = false;
+    std::string source;
+    std::string mountpoint;
+    std::vector<size_t> bench_sizes;
+    int rounds = 100;
+};
+
+std::string proc_path(int fd) {
+    return "/proc/self/fd/" + std::to_string(fd);
+}
+
+// One object the kernel knows, keyed by what identifies it on the backing filesystem.
+// The O_PATH fd pins it without opening it for I/O; nlookup is the kernel's reference
+// count (lookups minus forgets): at zero the kernel holds no fuse_ino_t for it any more.
+struct Inode {
+    int fd = -1;
+    dev_t dev = 0;
+    ino_t ino = 0;
+    uint64_t nlookup = 0;
+    // The last (parent, name) the kernel looked it up by: what inval_entry needs.
+    fuse_ino_t parent = 0;
+    std::string name;
+};
+
+struct CachedEntry {
+    fuse_ino_t ino;
+    fuse_ino_t parent;
+    std::string name;
+};
+
+struct DirHandle {
+    DIR* dir = nullptr;
+    off_t offset = 0;
+    struct dirent* pending = nullptr; // read but not yet returned: it did not fit
+};
+
+class Filesystem final {
+public:
+    Filesystem(int root_fd, const Options& options) : m_options(options) {
+        struct stat st {};
+        ::fstat(root_fd, &st);
+        m_root.fd = root_fd;
+        m_root.dev = st.st_dev;
+        m_root.ino = st.st_ino;
+        m_root.nlookup = 2; // never forgotten
+    }
+    ~Filesystem() {
+        for (auto& [key, inode] : m_inodes)
+            ::close(inode->fd);
+        ::close(m_root.fd);
+    }
+    Filesystem(const Filesystem&) = delete;
+    Filesystem& operator=(const Filesystem&) = delete;
+
+    const Options& options() const { return m_options; }
+
+    Inode& inode(fuse_ino_t ino) {
+        if (ino == FUSE_ROOT_ID)
+            return m_root;
+        return *reinterpret_cast<Inode*>(ino);
+    }
+    fuse_ino_t id(Inode& inode) {
+        return &inode == &m_root ? FUSE_ROOT_ID : reinterpret_cast<fuse_ino_t>(&inode);
+    }
+
+    // Looks name up under parent and counts one kernel reference. 0 or an errno.
+    int lookup(fuse_ino_t parent, const char* name, fuse_entry_param& entry) {
+        entry = {};
+        int fd = ::openat(inode(parent).fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            return errno;
+        if (::fstatat(fd, "", &entry.attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+            int error = errno;
+            ::close(fd);
+            return error;
+        }
+        std::lock_guard lock(m_mutex);
+        ++m_lookups;
+        Inode* found = nullptr;
+        if (entry.attr.st_dev == m_root.dev && entry.attr.st_ino == m_root.ino) {
+            found = &m_root;
+        } else {
+            auto key = std::make_pair(entry.attr.st_dev, entry.attr.st_ino);
+            auto it = m_inodes.find(key);
+            if (it == m_inodes.end()) {
+                auto made = std::make_unique<Inode>();
+                made->fd = fd;
+                fd = -1;
+                made->dev = key.first;
+                made->ino = key.second;
+                it = m_inodes.emplace(key, std::move(made)).first;
+            }
+            found = it->second.get();
+        }
+        if (fd >= 0)
+            ::close(fd);
+        ++found->nlookup;
+        found->parent = parent;
+        found->name = name;
+        entry.ino = id(*found);
+        entry.attr_timeout = m_options.attr_timeout;
+        entry.entry_timeout = m_options.entry_timeout;
+        return 0;
+    }
+
+    void forget(fuse_ino_t ino, uint64_t count) {
+        std::lock_guard lock(m_mutex);
+        Inode& node = inode(ino);
+        if (&node == &m_root)
+            return;
+        node.nlookup = count >= node.nlookup ? 0 : node.nlookup - count;
+        if (node.nlookup == 0) {
+            ::close(node.fd);
+            m_inodes.erase(std::make_pair(node.dev, node.ino));
+        }
+    }
+
+    uint64_t lookups() {
+        std::lock_guard lock(m_mutex);
+        return m_lookups;
+    }
+
+    std::vector<CachedEntry> cached_entries() {
+        std::lock_guard lock(m_mutex);
+        std::vector<CachedEntry> out;
+        out.reserve(m_inodes.size());
+        for (auto& [key, node] : m_inodes)
+            out.push_back({id(*node), node->parent, node->name});
+        return out;
+    }
+
+    // The kernel's FUSE protocol minor, known once INIT has been answered.
+    std::atomic<unsigned> proto_minor{0};
+    std::vector<char> read_buffer;
+
+private:
+    Options m_options;
+    Inode m_root;
+    std::mutex m_mutex; // the benchmark reads the table while the session thread serves
+    std::map<std::pair<dev_t, ino_t>, std::unique_ptr<Inode>> m_inodes;
+    uint64_t m_lookups = 0;
+};
+
+Filesystem& fs_of(fuse_req_t req) {
+    return *static_cast<Filesystem*>(fuse_req_userdata(req));
+}
+
+void reply_entry_or_error(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const char* name) {
+    fuse_entry_param entry;
+    if (int error = fs.lookup(parent, name, entry))
+        fuse_reply_err(req, error);
+    else
+        fuse_reply_entry(req, &entry);
+}
+
+// Writeback caching makes the kernel read pages of files opened write-only and do
+// appends itself, so the backing file must be readable and not O_APPEND.
+int backing_flags(const Filesystem& fs, int flags) {
+    flags &= ~O_NOFOLLOW;
+    if (fs.options().writeback_cache) {
+        if ((flags & O_ACCMODE) == O_WRONLY)
+            flags = (flags & ~O_ACCMODE) | O_RDWR;
+        flags &= ~O_APPEND;
+    }
+    return flags | O_CLOEXEC;
+}
+
+void set_open_flags(const Filesystem& fs, fuse_file_info* fi) {
+    fi->keep_cache = fs.options().keep_cache ? 1 : 0;
+    fi->direct_io = fs.options().direct_io ? 1 : 0;
+}
+
+void op_init(void* userdata, fuse_conn_info* conn) {
+    auto& fs = *static_cast<Filesystem*>(userdata);
+    fs.proto_minor = conn->proto_minor;
+    if (fs.options().writeback_cache) {
+        if (conn->capable & FUSE_CAP_WRITEBACK_CACHE)
+            conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+        else
+            std::fprintf(stderr, "rig-fuse: the kernel cannot do writeback caching\n");
+    }
+}
+
+void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+    Filesystem& fs = fs_of(req);
+    fuse_entry_param entry;
+    int error = fs.lookup(parent, name, entry);
+    if (error == ENOENT && fs.options().negative_timeout > 0) {
+        // ino 0 with a timeout is how a negative entry is cached.
+        entry = {};
+        entry.entry_timeout = fs.options().negative_timeout;
+        fuse_reply_entry(req, &entry);
+    } else if (error) {
+        fuse_reply_err(req, error);
+    } else {
+        fuse_reply_entry(req, &entry);
+    }
+}
+
+void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
+    fs_of(req).forget(ino, nlookup);
+    fuse_reply_none(req);
+}
+
+void op_forget_multi(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
+    Filesystem& fs = fs_of(req);
+    for (size_t i = 0; i < count; ++i)
+        fs.forget(forgets[i].ino, forgets[i].nlookup);
+    fuse_reply_none(req);
+}
+
+void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+    Filesystem& fs = fs_of(req);
+    struct stat st {};
+    if (::fstatat(fs.inode(ino).fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+        fuse_reply_err(req, errno);
+    else
+        fuse_reply_attr(req, &st, fs.options().attr_timeout);
+}
+
+void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
+    Filesystem& fs = fs_of(req);
+    int fd = fs.inode(ino).fd;
+    // An O_PATH fd cannot be chmod-ed, truncated or touched: go through /proc.
+    std::string path = proc_path(fd);
+    int result = 0;
+    if (to_set & FUSE_SET_ATTR_MODE)
+        result = fi ? ::fchmod(static_cast<int>(fi->fh), attr->st_mode)
+                    : ::chmod(path.c_str(), attr->st_mode);
+    if (result == 0 && (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
+        uid_t uid = (to_set & FUSE_SET_ATTR_UID) ? attr->st_uid : static_cast<uid_t>(-1);
+        gid_t gid = (to_set & FUSE_SET_ATTR_GID) ? attr->st_gid : static_cast<gid_t>(-1);
+        result = ::fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+    }
+    if (result == 0 && (to_set & FUSE_SET_ATTR_SIZE))
+        result = fi ? ::ftruncate(static_cast<int>(fi->fh), attr->st_size)
+                    : ::truncate(path.c_str(), attr->st_size);
+    if (result == 0 && (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME))) {
+        struct timespec times[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
+        if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+            times[0].tv_nsec = UTIME_NOW;
+        else if (to_set & FUSE_SET_ATTR_ATIME)
+            times[0] = attr->st_atim;
+        if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+            times[1].tv_nsec = UTIME_NOW;
+        else if (to_set & FUSE_SET_ATTR_MTIME)
+            times[1] = attr->st_mtim;
+        result = fi ? ::futimens(static_cast<int>(fi->fh), times)
+                    : ::utimensat(AT_FDCWD, path.c_str(), times, 0);
+    }
+    if (result < 0) {
+        fuse_reply_err(req, errno);
+        return;
+    }
+    op_getattr(req, ino, fi);
+}
+
+void op_readlink(fuse_req_t req, fuse_ino_t ino) {
+    char target[PATH_MAX + 1];
+    ssize_t length = ::readlinkat(fs_of(req).inode(ino).fd, "", target, PATH_MAX);
+    if (length < 0) {
+        fuse_reply_err(req, errno);
+        return;
+    }
+    target[length] = '\0';
+    fuse_reply_readlink(req, target);
+}
+
+void op_mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {
+    Filesystem& fs = fs_of(req);
+    if (::mknodat(fs.inode(parent).fd, name, mode, rdev) < 0)
+        fuse_reply_err(req, errno);
+    else
+        reply_entry_or_error(req, fs, parent, name);
+}
+
+void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
+    Filesystem& fs = fs_of(req);
+    if (::mkdirat(fs.inode(parent).fd, name, mode) < 0)
+        fuse_reply_err(req, errno);
+    else
+        reply_entry_or_error(req, fs, parent, name);
+}
+
+void op_symlink(fuse_req_t req, const char* target, fuse_ino_t parent, const char* name) {
+    Filesystem& fs = fs_of(req);
+    if (::symlinkat(target, fs.inode(parent).fd, name) < 0)
+        fuse_reply_err(req, errno);
+    else
+        reply_entry_or_error(req, fs, parent, name);
+}
+
+void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t new_parent, const char* new_name) {
+    Filesystem& fs = fs_of(req);
+    // AT_EMPTY_PATH links the O_PATH fd itself (needs CAP_DAC_READ_SEARCH: rig-fuse
+    // runs as root in the guest).
+    if (::linkat(fs.inode(ino).fd, "", fs.inode(new_parent).fd, new_name, AT_EMPTY_PATH) < 0)
+        fuse_reply_err(req, errno);
+    else
+        reply_entry_or_error(req, fs, new_parent, new_name);
+}
+
+void op_unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
+    int result = ::unlinkat(fs_of(req).inode(parent).fd, name, 0);
+    fuse_reply_err(req, result < 0 ? errno : 0);
+}
+
+void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
+    int result = ::unlinkat(fs_of(req).inode(parent).fd, name, AT_REMOVEDIR);
+    fuse_reply_err(req, result < 0 ? errno : 0);
+}
+
+void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t new_parent,
+               const char* new_name, unsigned int flags) {
+    Filesystem& fs = fs_of(req);
+    int result = ::renameat2(fs.inode(parent).fd, name, fs.inode(new_parent).fd, new_name, flags);
+    fuse_reply_err(req, result < 0 ? errno : 0);
+}
+
+void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+    Filesystem& fs = fs_of(req);
+    int fd = ::open(proc_path(fs.inode(ino).fd).c_str(), backing_flags(fs, fi->flags));
+    if (fd < 0) {
+        fuse_reply_err(req, errno);
+        return;
+    }
+    fi->fh = static_cast<uint64_t>(fd);
+    set_open_flags(fs, fi);
+    fuse_reply_open(req, fi);
+}
+
+void op_create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
+               fuse_file_info* fi) {
+    Filesystem& fs = fs_of(req);
+    int fd = ::openat(fs.inode(parent).fd, name, backing_flags(fs, fi->flags | O_CREAT), mode);
+    if (fd < 0) {
+        fuse_reply_err(req, errno);
+        return;
+    }
+    fuse_entry_param entry;
+    if (int error = fs.lookup(parent, name, entry)) {
+        ::close(fd);
+        fuse_reply_err(req, error);
+        return;
+    }
+    fi->fh = static_cast<uint64_t>(fd);
+    set_open_flags(fs, fi);
+    fuse_reply_create(req, &entry, fi);
+}
+
+void op_read(fuse_req_t req, fuse_ino_t, size_t size, off_t offset, fuse_file_info* fi) {
+    // One request at a time (fuse_session_loop): one buffer serves them all.
+    std::vector<char>& buffer = fs_of(req).read_buffer;
+    if (buffer.size() < size)
+        buffer.resize(size);
+    ssize_t got = ::pread(static_cast<int>(fi->fh), buffer.data(), size, offset);
+    if (got < 0)
+        fuse_reply_err(req, errno);
+    else
+        fuse_reply_buf(req, buffer.data(), static_cast<size_t>(got));
+}
+
+void op_write(fuse_req_t req, fuse_ino_t, const char* data, size_t size, off_t offset,
+              fuse_file_info* fi) {
+    ssize_t written = ::pwrite(static_cast<int>(fi->fh), data, size, offset);
+    if (written < 0)
+        fuse_reply_err(req, errno);
+    else
+        fuse_reply_write(req, static_cast<size_t>(written));
+}
+
+void op_flush(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+    // Closing a duplicate reports deferred write errors of the backing file (NFS-style)
+    // without giving up the handle, which release still needs.
+    int result = ::close(::dup(static_cast<int>(fi->fh)));
+    fuse_reply_err(req, result < 0 ? errno : 0);
+}
+
+void op_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+    ::close(static_cast<int>(fi->fh));
+    fuse_reply_err(req, 0);
+}
+
+void op_fsync(fuse_req_t req, fuse_ino_t, int datasync, fuse_file_info* fi) {
+    int fd = static_cast<int>(fi->fh);
+    int result = datasync ? ::fdatasync(fd) : ::fsync(fd);
+    fuse_reply_err(req, result < 0 ? errno : 0);
+}
+
+void op_opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+    int fd = ::openat(fs_of(req).inode(ino).fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        fuse_reply_err(req, errno);
+        return;
+    }
+    auto handle = std::make_unique<DirHandle>();
+    handle->dir = ::fdopendir(fd);
+    if (!handle->dir) {
+        int error = errno;
+        ::close(fd);
+        fuse_reply_err(req, error);
+        return;
+    }
+    fi->fh = reinterpret_cast<uint64_t>(handle.release());
+    fuse_reply_open(req, fi);
+}
+
+void op_readdir(fuse_req_t req, fuse_ino_t, size_t size, off_t offset, fuse_file_info* fi) {
+    auto* handle = reinterpret_cast<DirHandle*>(fi->fh);
+    if (offset != handle->offset) {
+        ::seekdir(handle->dir, offset);
+        handle->pending = nullptr;
+        handle->offset = offset;
+    }
+    std::vector<char> buffer(size);
+    size_t used = 0;
+    while (true) {
+        if (!handle->pending) {
+            errno = 0;
+            handle->pending = ::readdir(handle->dir);
+            if (!handle->pending) {
+                if (errno != 0 && used == 0) {
+                    fuse_reply_err(req, errno);
+                    return;
+                }
+                break;
+            }
+        }
+        struct stat st {};
+        st.st_ino = handle->pending->d_ino;
+        st.st_mode = static_cast<mode_t>(handle->pending->d_type) << 12;
+        off_t next = handle->pending->d_off;
+        size_t needed = fuse_add_direntry(req, buffer.data() + used, size - used,
+                                          handle->pending->d_name, &st, next);
+        if (needed > size - used)
+            break; // stays pending for the next call
+        used += needed;
+        handle->pending = nullptr;
+        handle->offset = next;
+    }
+    fuse_reply_buf(req, buffer.data(), used);
+}
+
+void op_releasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+    auto* handle = reinterpret_cast<DirHandle*>(fi->fh);
+    ::closedir(handle->dir);
+    delete handle;
+    fuse_reply_err(req, 0);
+}
+
+void op_statfs(fuse_req_t req, fuse_ino_t ino) {
+    struct statvfs st {};
+    if (::fstatvfs(fs_of(req).inode(ino).fd, &st) < 0)
+        fuse_reply_err(req, errno);
+    else
+        fuse_reply_statfs(req, &st);
+}
+
+fuse_lowlevel_ops make_ops() {
+    fuse_lowlevel_ops ops{};
+    ops.init = op_init;
+    ops.lookup = op_lookup;
+    ops.forget = op_forget;
+    ops.forget_multi = op_forget_multi;
+    ops.getattr = op_getattr;
+    ops.setattr = op_setattr;
+    ops.readlink = op_readlink;
+    ops.mknod = op_mknod;
+    ops.mkdir = op_mkdir;
+    ops.symlink = op_symlink;
+    ops.link = op_link;
+    ops.unlink = op_unlink;
+    ops.rmdir = op_rmdir;
+    ops.rename = op_rename;
+    ops.open = op_open;
+    ops.create = op_create;
+    ops.read = op_read;
+    ops.write = op_write;
+    ops.flush = op_flush;
+    ops.release = op_release;
+    ops.fsync = op_fsync;
+    ops.opendir = op_opendir;
+    ops.readdir = op_readdir;
+    ops.releasedir = op_releasedir;
+    ops.statfs = op_statfs;
+    return ops;
+}
+
+// A mounted session: the Filesystem, the libfuse session, and its mount.
+class Session final {
+public:
+    static std::unique_ptr<Session> mount(const Options& options, const std::string& source,
+                                          const std::string& mountpoint) {
+        int root_fd = ::open(source.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root_fd < 0) {
+            std::fprintf(stderr, "rig-fuse: cannot open %s: %s\n", source.c_str(),
+                         std::strerror(errno));
+            return nullptr;
+        }
+        auto session = std::unique_ptr<Session>(new Session(root_fd, options));
+        // fsname and subtype make /proc/mounts say "rig-fuse ... fuse.rig-fuse".
+        const char* argv[] = {"rig-fuse", "-o", "fsname=rig-fuse,subtype=rig-fuse"};
+        fuse_args args = FUSE_ARGS_INIT(3, const_cast<char**>(argv));
+        fuse_lowlevel_ops ops = make_ops();
+        session->m_session = fuse_session_new(&args, &ops, sizeof ops, session->m_fs.get());
+        fuse_opt_free_args(&args);
+        if (!session->m_session)
+            return nullptr;
+        if (fuse_session_mount(session->m_session, mountpoint.c_str()) != 0) {
+            std::fprintf(stderr, "rig-fuse: cannot mount %s\n", mountpoint.c_str());
+            return nullptr;
+        }
+        session->m_mounted = true;
+        return session;
+    }
+    ~Session() {
+        // Unmounting aborts the connection: a session thread blocked in its read of
+        // /dev/fuse gets ENODEV and its loop ends.
+        if (m_session)
+            fuse_session_exit(m_session);
+        if (m_mounted)
+            fuse_session_unmount(m_session);
+        if (m_thread.joinable())
+            m_thread.join();
+        if (m_session)
+            fuse_session_destroy(m_session);
+    }
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    fuse_session* session() { return m_session; }
+    Filesystem& filesystem() { return *m_fs; }
+
+    // Serves until the mount goes away (umount ends the loop with ENODEV) or a signal.
+    int serve() {
+        fuse_set_signal_handlers(m_session);
+        int result = fuse_session_loop(m_session);
+        fuse_remove_signal_handlers(m_session);
+        return result;
+    }
+    // Serves on a thread; the destructor unmounts, which ends it.
+    void serve_in_background() {
+        m_thread = std::thread([this] { fuse_session_loop(m_session); });
+    }
+
+private:
+    Session(int root_fd, const Options& options)
+        : m_fs(std::make_unique<Filesystem>(root_fd, options)) {}
+
+    std::unique_ptr<Filesystem> m_fs;
+    fuse_session* m_session = nullptr;
+    bool m_mounted = false;
+    std::thread m_thread;
+};
+
+// ---------------------------------------------------------------- benchmark
+
+using Clock = std::chrono::steady_clock;
+
+// stat of every entry of dir, from a child process so that the kernel's caches are
+// loaded the way another program would load them. 0, or the errno of the first failure.
+int walk_in_child(const std::string& dir) {
+    pid_t child = ::fork();
+    if (child < 0)
+        return errno;
+    if (child == 0) {
+        DIR* stream = ::opendir(dir.c_str());
+        if (!stream)
+            ::_exit(errno & 0xff);
+        int status = 0;
+        while (struct dirent* entry = ::readdir(stream)) {
+            if (std::strcmp(entry->d_name, ".") == 0 || std::strcmp(entry->d_name, "..") == 0)
+                continue;
+            struct stat st {};
+            if (::fstatat(::dirfd(stream), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+                status == 0)
+                status = errno & 0xff;
+        }
+        ::closedir(stream);
+        ::_exit(status);
+    }
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+}
+
+// Each inode the kernel holds pins an O_PATH fd: 8000 inodes need more than the
+// default 1024 (soft) or 4096 (init's hard limit). Root may raise both.
+void raise_fd_limit() {
+    struct rlimit limit {};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0)
+        return;
+    for (rlim_t wanted : {rlim_t{1} << 20, limit.rlim_max}) {
+        struct rlimit raised {
+            wanted, std::max(wanted, limit.rlim_max)
+        };
+        if (wanted > limit.rlim_cur && ::setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            return;
+    }
+}
+
+bool populate(const std::string& dir, size_t files) {
+    if (::mkdir(dir.c_str(), 0755) < 0 && errno != EEXIST)
+        return false;
+    for (size_t i = 0; i < files; ++i) {
+        std::string path = dir + "/f" + std::to_string(i);
+        int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+            return false;
+        ::close(fd);
+    }
+    return true;
+}
+
+// The raw FUSE_NOTIFY_INC_EPOCH message: an out header whose error field is the
+// notify code, unique 0, no payload.
+int notify_increment_epoch(fuse_session* session) {
+    struct {
+        uint32_t len;
+        int32_t error;
+        uint64_t unique;
+    } header{16, k_notify_inc_epoch, 0};
+    ssize_t written = ::write(fuse_session_fd(session), &header, sizeof header);
+    return written == static_cast<ssize_t>(sizeof header) ? 0 : -errno;
+}
+
+double micros(Clock::duration duration) {
+    return std::chrono::duration<double, std::micro>(duration).count();
+}
+
+void metric(const std::string& name, double value, const char* unit) {
+    std::printf("rig-metric %s %.3f %s\n", name.c_str(), value, unit);
+}
+
+int bench_one(const Options& options, size_t files, bool& epoch_supported, unsigned& proto_minor) {
+    std::string source = options.source + "/n" + std::to_string(files);
+    if (!populate(source, files)) {
+        std::fprintf(stderr, "rig-fuse: cannot populate %s: %s\n", source.c_str(),
+                     std::strerror(errno));
+        return 1;
+    }
+    Options bench = options;
+    bench.entry_timeout = k_bench_timeout;
+    bench.attr_timeout = k_bench_timeout;
+    bench.negative_timeout = 0;
+    auto session = Session::mount(bench, source, options.mountpoint);
+    if (!session)
+        return 1;
+    session->serve_in_background();
+    Filesystem& fs = session->filesystem();
+
+    double inode_total = 0, epoch_total = 0, lookup_total = 0;
+    uint64_t notify_errors = 0;
+    for (int round = 0; round < options.rounds; ++round) {
+        uint64_t before = fs.lookups();
+        if (int error = walk_in_child(options.mountpoint)) {
+            std::fprintf(stderr, "rig-fuse: round %d: walking %s failed: %s\n", round,
+                         options.mountpoint.c_str(), std::strerror(error));
+            return 1;
+        }
+        lookup_total += static_cast<double>(fs.lookups() - before);
+        std::vector<CachedEntry> cached = fs.cached_entries();
+        // Every file must be in the kernel's cache, or the round would time less work.
+        if (cached.size() < files) {
+            std::fprintf(stderr, "rig-fuse: round %d: %zu of %zu inodes cached\n", round,
+                         cached.size(), files);
+            return 1;
+        }
+        Clock::time_point start = Clock::now();
+        for (const CachedEntry& entry : cached) {
+            if (fuse_lowlevel_notify_inval_inode(session->session(), entry.ino, 0, 0) != 0)
+                ++notify_errors;
+            if (fuse_lowlevel_notify_inval_entry(session->session(), entry.parent,
+                                                 entry.name.c_str(), entry.name.size()) != 0)
+                ++notify_errors;
+        }
+        inode_total += micros(Clock::now() - start);
+
+        proto_minor = fs.proto_minor;
+        epoch_supported = proto_minor >= k_epoch_minor;
+        if (epoch_supported) {
+            if (int error = walk_in_child(options.mountpoint)) {
+                std::fprintf(stderr, "rig-fuse: walking %s failed: %s\n",
+                             options.mountpoint.c_str(), std::strerror(error));
+                return 1;
+            }
+            start = Clock::now();
+            if (int error = notify_increment_epoch(session->session()); error != 0) {
+                std::fprintf(stderr, "rig-fuse: FUSE_NOTIFY_INC_EPOCH failed: %s\n",
+                             std::strerror(-error));
+                return 1;
+            }
+            epoch_total += micros(Clock::now() - start);
+        }
+    }
+    double rounds = options.rounds;
+    std::string suffix = "_" + std::to_string(files);
+    std::printf("rig-fuse: %zu inodes, %d rounds, kernel FUSE 7.%u\n", files, options.rounds,
+                fs.proto_minor.load());
+    metric("inval_inode_us" + suffix, inode_total / rounds, "us");
+    metric("inval_lookups" + suffix, lookup_total / rounds, "count");
+    metric("inval_notify_errors" + suffix, static_cast<double>(notify_errors), "count");
+    if (epoch_supported)
+        metric("inval_epoch_us" + suffix, epoch_total / rounds, "us");
+    std::fflush(stdout);
+    return 0;
+}
+
+int bench(const Options& options) {
+    if (::mkdir(options.source.c_str(), 0755) < 0 && errno != EEXIST) {
+        std::fprintf(stderr, "rig-fuse: cannot create %s: %s\n", options.source.c_str(),
+                     std::strerror(errno));
+        return 1;
+    }
+    if (::mkdir(options.mountpoint.c_str(), 0755) < 0 && errno != EEXIST) {
+        std::fprintf(stderr, "rig-fuse: cannot create %s: %s\n", options.mountpoint.c_str(),
+                     std::strerror(errno));
+        return 1;
+    }
+    bool epoch_supported = false;
+    unsigned proto_minor = 0;
+    for (size_t files : options.bench_sizes)
+        if (int status = bench_one(options, files, epoch_supported, proto_minor); status != 0)
+            return status;
+    metric("inval_epoch_supported", epoch_supported ? 1 : 0, "bool");
+    metric("fuse_proto_minor", proto_minor, "count");
+    metric("inval_rounds", options.rounds, "count");
+    return 0;
+}
+
+// ---------------------------------------------------------------- options
+
+std::optional<double> parse_seconds(const char* text) {
+    char* end = nullptr;
+    errno = 0;
+    double value = std::strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !(value >= 0) || value > 86400)
+        return std::nullopt;
+    return value;
+}
+
+std::optional<std::vector<size_t>> parse_sizes(const std::string& text) {
+    std::vector<size_t> sizes;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t comma = text.find(',', start);
+        std::string part =
+            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        char* end = nullptr;
+        unsigned long value = std::strtoul(part.c_str(), &end, 10);
+        if (part.empty() || *end != '\0' || value == 0 || value > 1000000)
+            return std::nullopt;
+        sizes.push_back(value);
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return sizes;
+}
+
+int usage(const char* why) {
+    std::fprintf(stderr,
+                 "rig-fuse: %s\n"
+                 "usage: rig-fuse [--entry-timeout S] [--attr-timeout S] "
+                 "[--negative-timeout S]\n"
+                 "                [--keep-cache] [--writeback-cache] [--direct-io] "
+                 "--source DIR MOUNTPOINT\n"
+                 "       rig-fuse --bench-invalidate N[,N...] [--rounds R] --source DIR "
+                 "MOUNTPOINT\n",
+                 why);
+    return 2;
+}
+
+} // namespace
+
+int run(int argc, char** argv) {
+    Options options;
+    std::vector<std::string> positional;
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+        if (arg == "--entry-timeout" || arg == "--attr-timeout" || arg == "--negative-timeout") {
+            const char* text = value();
+            auto seconds = text ? parse_seconds(text) : std::nullopt;
+            if (!seconds)
+                return usage((arg + " needs seconds between 0 and 86400").c_str());
+            (arg == "--entry-timeout"  ? options.entry_timeout
+             : arg == "--attr-timeout" ? options.attr_timeout
+                                       : options.negative_timeout) = *seconds;
+        } else if (arg == "--keep-cache") {
+            options.keep_cache = true;
+        } else if (arg == "--writeback-cache") {
+            options.writeback_cache = true;
+        } else if (arg == "--direct-io") {
+            options.direct_io = true;
+        } else if (arg == "--source") {
+            const char* text = value();
+            if (!text)
+                return usage("--source needs a folder");
+            options.source = text;
+        } else if (arg == "--bench-invalidate") {
+            const char* text = value();
+            auto sizes = text ? parse_sizes(text) : std::nullopt;
+            if (!sizes)
+                return usage("--bench-invalidate needs inode counts such as 20,8000");
+            options.mode = Mode::bench;
+            options.bench_sizes = *sizes;
+        } else if (arg == "--rounds") {
+            const char* text = value();
+            int rounds = text ? std::atoi(text) : 0;
+            if (rounds < 1 || rounds > 100000)
+                return usage("--rounds needs a count between 1 and 100000");
+            options.rounds = rounds;
+        } else if (arg.rfind("--", 0) == 0) {
+            return usage(("unknown option " + arg).c_str());
+        } else {
+            positional.push_back(arg);
+        }
+    }
+    if (options.source.empty() || positional.size() != 1)
+        return usage("give --source DIR and one MOUNTPOINT");
+    options.mountpoint = positional[0];
+    raise_fd_limit();
+
+    if (options.mode == Mode::bench)
+        return bench(options);
+    auto session = Session::mount(options, options.source, options.mountpoint);
+    if (!session)
+        return 1;
+    return session->serve() == 0 ? 0 : 1;
+}
+
+} // namespace rig_fuse
+
+int main(int argc, char** argv) {
+    return rig_fuse::run(argc, argv);
+}

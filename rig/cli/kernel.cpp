@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+// `rig kernel`: build a scenario's git kernels, list builds and artifacts, collect garbage.
+#include "cli/kernel.hpp"
+
+#include "core/matrix.hpp"
+#include "kernel/build.hpp"
+#include "report/table.hpp"
+#include "spec/spec.hpp"
+#include "store/store.hpp"
+#include "util/strings.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace rig::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string seconds_text(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", seconds);
+    return text;
+}
+
+std::string elapsed_text(double seconds) {
+    int total = static_cast<int>(seconds);
+    char text[32];
+    std::snprintf(text, sizeof text, "%dm%02ds", total / 60, total % 60);
+    return text;
+}
+
+std::string source_text(core::KernelSource source) {
+    switch (source) {
+    case core::KernelSource::debian:
+        return "debian";
+    case core::KernelSource::image:
+        return "image";
+    case core::KernelSource::git:
+        return "git";
+    }
+    return "?";
+}
+
+std::string bytes_text(uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+    return text;
+}
+
+// On a terminal one line is redrawn; in a log, one line per phase and one every 30 s.
+class BuildReporter final {
+public:
+    explicit BuildReporter(bool tty) : m_tty(tty) {}
+    void operator()(const kernel::BuildProgress& progress) {
+        std::string line = "  " + progress.phase;
+        if (progress.objects > 0)
+            line += ", " + std::to_string(progress.objects) + " objects";
+        line += ", " + elapsed_text(progress.elapsed_seconds);
+        if (m_tty) {
+            std::cout << "\r\033[K" << line << std::flush;
+            m_open = true;
+            return;
+        }
+        if (progress.phase != m_phase || progress.elapsed_seconds - m_last >= 30) {
+            std::cout << line << "\n" << std::flush;
+            m_phase = progress.phase;
+            m_last = progress.elapsed_seconds;
+        }
+    }
+    void end() {
+        if (m_open)
+            std::cout << "\r\033[K" << std::flush;
+        m_open = false;
+        m_phase.clear();
+        m_last = 0;
+    }
+
+private:
+    bool m_tty;
+    bool m_open = false;
+    std::string m_phase;
+    double m_last = 0;
+};
+
+int build_command(store::Database& db, const KernelCommandOptions& options) {
+    auto scenario = spec::load_scenario(options.file);
+    if (!scenario)
+        return report_error(scenario.error());
+    auto cells = core::expand(*scenario);
+    if (!cells)
+        return report_error(cells.error());
+    // Each git kernel once per distinct fragment list, in the plan's order.
+    std::vector<std::pair<size_t, std::vector<std::string>>> wanted;
+    std::set<std::pair<size_t, std::vector<std::string>>> seen;
+    for (const core::Cell& cell : *cells)
+        if (scenario->kernels[cell.kernel].source == core::KernelSource::git &&
+            seen.insert({cell.kernel, cell.fragments}).second)
+            wanted.emplace_back(cell.kernel, cell.fragments);
+    if (wanted.empty())
+        return report_error(
+            Error{ErrorKind::usage, options.file.string() + " has no git kernels to build"});
+
+    BuildReporter reporter(::isatty(STDOUT_FILENO) != 0);
+    kernel::BuildSettings settings;
+    settings.cache = kernel::default_cache_dir();
+    settings.jobs = options.jobs;
+    settings.progress = [&](const kernel::BuildProgress& progress) { reporter(progress); };
+    const fs::path base_dir = fs::absolute(options.file).parent_path();
+    int exit_code = k_exit_ok;
+    for (const auto& [index, fragments] : wanted) {
+        const core::Kernel& spec = scenario->kernels[index];
+        std::string label = spec.name + " [" + util::join(fragments, ", ") + "]";
+        std::cout << "kernel " << label << ": " << spec.ref << "\n" << std::flush;
+        auto result = kernel::build_git(kernel::git_request(spec, fragments, base_dir), settings);
+        reporter.end();
+        if (!result)
+            return report_error(result.error());
+        if (auto recorded = kernel::record_build(db, *result, spec.name); !recorded)
+            return report_error(recorded.error());
+        std::string commit = result->commit.substr(0, 12);
+        if (result->cache_hit) {
+            std::cout << "  cache hit: " << commit << ", config " << result->config_hash
+                      << ", nothing built; " << result->artifact->boot_image.string() << "\n";
+            continue;
+        }
+        std::cout << "  " << kernel::to_string(result->outcome) << ": " << commit << ", config "
+                  << result->config_hash << ", " << seconds_text(result->seconds) << " s, log "
+                  << result->log.string() << "\n";
+        switch (result->outcome) {
+        case kernel::BuildOutcome::ok:
+            std::cout << "  " << result->artifact->release << ": "
+                      << result->artifact->boot_image.string() << "\n";
+            break;
+        case kernel::BuildOutcome::build_failed:
+            std::cout << result->error_lines << "\n";
+            exit_code = std::max<int>(exit_code, k_exit_failed);
+            break;
+        case kernel::BuildOutcome::config_error:
+            std::cout << result->error_lines << "\n";
+            exit_code = std::max<int>(exit_code, k_exit_usage);
+            break;
+        }
+    }
+    return exit_code;
+}
+
+int list_command(store::Database& db) {
+    auto artifacts = db.kernel_artifacts();
+    if (!artifacts)
+        return report_error(artifacts.error());
+    auto builds = db.kernel_builds();
+    if (!builds)
+        return report_error(builds.error());
+    report::Table kernels({{"id", report::Align::right},
+                           {"name"},
+                           {"source"},
+                           {"release"},
+                           {"commit"},
+                           {"config"},
+                           {"created"},
+                           {"image"}});
+    for (const auto& artifact : *artifacts)
+        kernels.add_row({std::to_string(artifact.id), artifact.name, source_text(artifact.source),
+                         artifact.release, artifact.commit.substr(0, 12), artifact.config_hash,
+                         artifact.created_at, artifact.image_path});
+    std::cout << "kernel artifacts\n" << kernels.to_text();
+    report::Table table({{"build", report::Align::right},
+                         {"started"},
+                         {"repository"},
+                         {"commit"},
+                         {"config"},
+                         {"outcome"},
+                         {"seconds", report::Align::right},
+                         {"artifact", report::Align::right},
+                         {"first error"}});
+    for (const auto& build : *builds) {
+        std::string first_error = build.error_lines.substr(0, build.error_lines.find('\n'));
+        table.add_row({std::to_string(build.id), build.started_at,
+                       fs::path(build.repo).filename().string(), build.commit.substr(0, 12),
+                       build.config_hash, build.outcome, seconds_text(build.duration_seconds),
+                       build.artifact_id ? std::to_string(*build.artifact_id) : "-", first_error});
+    }
+    std::cout << "\ngit kernel builds\n" << table.to_text();
+    return k_exit_ok;
+}
+
+int gc_command(store::Database& db, const KernelCommandOptions& options) {
+    if (options.older_than_days < 0)
+        return report_error(Error{ErrorKind::usage, "--older-than must not be negative"});
+    auto hours = std::chrono::hours(static_cast<int64_t>(options.older_than_days * 24));
+    auto result = kernel::collect_garbage(kernel::default_cache_dir(), db, hours);
+    if (!result)
+        return report_error(result.error());
+    std::cout << "removed " << result->artifacts_removed << " git kernel artifacts and "
+              << result->build_dirs_removed << " build folders, freed "
+              << bytes_text(result->bytes_freed) << "\n";
+    return k_exit_ok;
+}
+
+} // namespace
+
+void add_kernel_command(CLI::App& app, KernelCommandOptions& options) {
+    auto* kernel = app.add_subcommand("kernel", "build, list and collect kernels from git trees");
+    kernel->require_subcommand(1);
+    auto* build = kernel->add_subcommand(
+        "build", "build every git kernel x config of a scenario (cached builds are not redone)");
+    build->add_option("scenario", options.file, "scenario YAML file")->required();
+    build->add_option("-j,--jobs", options.jobs, "parallel make jobs (default: every CPU)")
+        ->check(CLI::NonNegativeNumber);
+    build->callback([&options] { options.action = KernelAction::build; });
+    auto* list = kernel->add_subcommand("list", "list kernel artifacts and git kernel builds");
+    list->callback([&options] { options.action = KernelAction::list; });
+    auto* gc = kernel->add_subcommand(
+        "gc", "remove git kernel artifacts and build folders that were not used recently");
+    gc->add_option("--older-than", options.older_than_days,
+                   "days without use before removal (default 30; 0 removes all)");
+    gc->callback([&options] { options.action = KernelAction::gc; });
+}
+
+int kernel_command(const GlobalOptions& global, const KernelCommandOptions& options) {
+    auto db = store::Database::open(global.db);
+    if (!db)
+        return report_error(db.error());
+    switch (options.action) {
+    case KernelAction::build:
+        return build_command(**db, options);
+    case KernelAction::list:
+        return list_command(**db);
+    case KernelAction::gc:
+        return gc_command(**db, options);
+    case KernelAction::none:
+        break;
+    }
+    return report_error(Error{ErrorKind::usage, "rig kernel needs build, list or gc"});
+}
+
+} // namespace rig::cli

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// `rig report`: select runs and cells, summarize, compare, and render in one format.
+#include "cli/report.hpp"
+
+#include "report/load.hpp"
+#include "report/render.hpp"
+#include "store/store.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+namespace rig::cli {
+
+namespace {
+
+std::vector<std::string> split_keys(const std::string& text) {
+    std::vector<std::string> keys;
+    size_t start = 0;
+    while (start <= text.size() && !text.empty()) {
+        size_t comma = text.find(',', start);
+        if (comma == std::string::npos)
+            comma = text.size();
+        if (comma > start)
+            keys.push_back(text.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return keys;
+}
+
+Expected<std::pair<std::string, std::string>> parse_where(const std::string& text) {
+    auto equals = text.find('=');
+    if (equals == std::string::npos || equals == 0)
+        return fail(ErrorKind::usage,
+                    "--where wants KEY=VALUE, for example cache=loose; got '" + text + "'");
+    return std::make_pair(text.substr(0, equals), text.substr(equals + 1));
+}
+
+Expected<report::RenderOptions> render_options(const ReportCommandOptions& options) {
+    report::RenderOptions render;
+    switch (options.format) {
+    case ReportFormatOption::text:
+        render.format = report::Format::text;
+        break;
+    case ReportFormatOption::markdown:
+        render.format = report::Format::markdown;
+        break;
+    case ReportFormatOption::csv:
+        render.format = report::Format::csv;
+        break;
+    case ReportFormatOption::json:
+        render.format = report::Format::json;
+        break;
+    case ReportFormatOption::html:
+        render.format = report::Format::html;
+        break;
+    }
+    render.view = options.view == ReportView::errors ? report::View::errors : report::View::table;
+    if (!options.baseline.empty())
+        render.baseline = RIG_TRY(report::parse_baseline(options.baseline));
+    render.test =
+        options.test == ReportTestOption::welch ? report::Test::welch : report::Test::mann_whitney;
+    render.alpha = options.alpha;
+    render.rows = split_keys(options.rows);
+    render.cols = split_keys(options.cols);
+    return render;
+}
+
+Expected<std::string> build_report(const GlobalOptions& global,
+                                   const ReportCommandOptions& options) {
+    std::error_code ec;
+    // Opening would create an empty database; a typo in --db deserves a plain answer.
+    if (!std::filesystem::exists(global.db, ec))
+        return fail(ErrorKind::usage, "no results database at " + global.db.string() +
+                                          ": `rig run` a scenario first, or pass --db");
+    auto render = RIG_TRY(render_options(options));
+    report::Selection selection;
+    selection.runs = options.runs;
+    selection.cells = options.cells;
+    for (const auto& kernel : options.kernels)
+        selection.where.emplace_back("kernel", kernel);
+    for (const auto& where : options.where)
+        selection.where.push_back(RIG_TRY(parse_where(where)));
+    const bool signatures =
+        render.view == report::View::errors || render.format == report::Format::html;
+    selection.signatures = signatures ? report::Signatures::load : report::Signatures::skip;
+    selection.results_dir = global.db.parent_path().empty() ? "." : global.db.parent_path();
+    auto db = RIG_TRY(store::Database::open(global.db));
+    auto data = RIG_TRY(report::load(*db, selection));
+    std::string out;
+    // Text and markdown say which runs they show; CSV, JSON and HTML carry it themselves.
+    if (render.format == report::Format::text || render.format == report::Format::markdown) {
+        for (const auto& run : data.runs)
+            out += run.scenario + ", run " + std::to_string(run.id) + " (" + run.status +
+                   ", started " + run.started_at + ")\n";
+        out += "\n";
+    }
+    return out + RIG_TRY(report::render(data, render));
+}
+
+} // namespace
+
+void add_report_options(CLI::App& command, ReportCommandOptions& options) {
+    command.add_option("--run", options.runs, "run id, repeatable (default: the newest run)");
+    command.add_option("--cell", options.cells, "cell id or prefix, repeatable");
+    command.add_option("--kernel", options.kernels, "kernel name, repeatable");
+    command.add_option("--where", options.where,
+                       "KEY=VALUE on run, cell, kernel, config or an axis (fs, msize, cache, "
+                       "...); repeatable, one key's values are alternatives");
+    command.add_option("--baseline", options.baseline,
+                       "KEY=VALUE: compare each cell with its twin that differs only in KEY, "
+                       "for example kernel=deb-6.1");
+    command
+        .add_option("--test", options.test, "significance test: welch (default) or mann-whitney")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, ReportTestOption>{
+            {"welch", ReportTestOption::welch}, {"mann-whitney", ReportTestOption::mann_whitney}}));
+    command.add_option("--alpha", options.alpha, "significance level (default 0.05)")
+        ->check(CLI::Range(0.0, 1.0));
+    command.add_option("--rows", options.rows, "pivot: keys down the side, comma-separated");
+    command.add_option("--cols", options.cols, "pivot: keys across the top, comma-separated");
+    command.add_option("--format", options.format, "text, markdown, csv, json or html")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, ReportFormatOption>{{"text", ReportFormatOption::text},
+                                                      {"markdown", ReportFormatOption::markdown},
+                                                      {"csv", ReportFormatOption::csv},
+                                                      {"json", ReportFormatOption::json},
+                                                      {"html", ReportFormatOption::html}}));
+    command.add_flag_callback(
+        "--errors", [&options] { options.view = ReportView::errors; },
+        "error-line signatures with counts and the first occurrence per cell");
+    command.add_option("-o,--output", options.output, "write to FILE instead of stdout");
+}
+
+int report_command(const GlobalOptions& global, const ReportCommandOptions& options) {
+    auto text = build_report(global, options);
+    if (!text)
+        return report_error(text.error());
+    if (options.output.empty()) {
+        std::cout << *text;
+        return k_exit_ok;
+    }
+    std::ofstream out(options.output, std::ios::binary);
+    out << *text;
+    out.close();
+    if (!out)
+        return report_error(
+            Error{ErrorKind::infra, "cannot write the report to " + options.output.string()});
+    return k_exit_ok;
+}
+
+} // namespace rig::cli

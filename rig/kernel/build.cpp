@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: MIT
+// Git kernel builds: rig's clone, `git am`, tinyconfig + fragments, `make O=`, the cache.
+#include "kernel/build.hpp"
+
+#include "kernel/config.hpp"
+#include "proc/process.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace rig::kernel {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Bump when the recipe changes what a build produces, so old artifacts are not reused.
+constexpr std::string_view k_recipe = "rig git kernel recipe 1";
+// Fixed build identity: the image then depends on the inputs alone, and init/version.c
+// does not change from one build to the next.
+const std::vector<std::string> k_build_identity{
+    "KBUILD_BUILD_USER=rig", "KBUILD_BUILD_HOST=rig",
+    "KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970"};
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+Expected<void> write_text(const fs::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out)
+        return fail(ErrorKind::infra, "cannot write " + path.string());
+    return {};
+}
+
+std::string tail(std::string_view text, size_t bytes) {
+    return std::string(util::trim(text.substr(text.size() > bytes ? text.size() - bytes : 0)));
+}
+
+std::string utc_stamp() {
+    std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    ::gmtime_r(&now, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &tm);
+    return text;
+}
+
+// Holds an exclusive flock on a file; two rigs building the same repository take turns,
+// since they share its clone and build folders.
+class FileLock final {
+public:
+    static Expected<FileLock> acquire(const fs::path& path, const std::function<void()>& waiting) {
+        int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0)
+            return fail(ErrorKind::infra,
+                        "cannot open " + path.string() + ": " + std::strerror(errno));
+        if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            if (waiting)
+                waiting();
+            while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+            }
+        }
+        return FileLock(fd);
+    }
+    FileLock(FileLock&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+    FileLock& operator=(FileLock&&) = delete;
+    ~FileLock() {
+        if (m_fd >= 0)
+            ::close(m_fd); // releases the lock
+    }
+
+private:
+    explicit FileLock(int fd) : m_fd(fd) {}
+    int m_fd;
+};
+
+// One build in progress: its log and what it reports.
+class Builder final {
+public:
+    Builder(const BuildSettings& settings, fs::path log)
+        : m_settings(settings), m_log_path(std::move(log)) {
+        m_log.open(m_log_path, std::ios::binary | std::ios::trunc);
+    }
+
+    void report(const std::string& phase, size_t objects = 0) {
+        m_phase = phase;
+        if (m_settings.progress)
+            m_settings.progress({phase, objects, elapsed()});
+    }
+    double elapsed() const { return std::chrono::duration<double>(Clock::now() - m_start).count(); }
+    void log(const std::string& text) {
+        m_log << text;
+        if (!text.empty() && text.back() != '\n')
+            m_log << '\n';
+        m_log.flush();
+    }
+    const fs::path& log_path() const { return m_log_path; }
+
+    // Runs a command to completion with its output in the log.
+    Expected<proc::RunResult> run(const std::vector<std::string>& argv, const fs::path& cwd,
+                                  std::chrono::minutes timeout = std::chrono::minutes(30)) {
+        log("$ " + util::join(argv, " "));
+        proc::RunOptions options;
+        options.cwd = cwd;
+        options.timeout = timeout;
+        options.env = {{"LC_ALL", "C"}, {"GIT_TERMINAL_PROMPT", "0"}};
+        auto result = RIG_TRY(proc::run(argv, options));
+        log(result.out);
+        log(result.err);
+        if (result.exit_code != 0)
+            log("(exit " + std::to_string(result.exit_code) + ")");
+        return result;
+    }
+
+    // Like run(), but a non-zero exit is an infrastructure error.
+    Expected<proc::RunResult> run_checked(const std::vector<std::string>& argv,
+                                          const fs::path& cwd) {
+        auto result = RIG_TRY(run(argv, cwd));
+        if (result.exit_code != 0)
+            return fail(ErrorKind::infra, util::join(argv, " ") + " failed (exit " +
+                                              std::to_string(result.exit_code) +
+                                              "): " + tail(result.err, 1500) +
+                                              " (log: " + m_log_path.string() + ")");
+        return result;
+    }
+
+    // The long make run: its output goes to a file that is read while it grows, to count
+    // objects for the progress line. Returns make's exit status.
+    Expected<int> make(const std::vector<std::string>& argv, const fs::path& make_log,
+                       const std::map<std::string, std::string>& env) {
+        log("$ " + util::join(argv, " "));
+        proc::SpawnOptions options;
+        options.env = env;
+        options.env["LC_ALL"] = "C";
+        options.stdout_file = make_log;
+        auto child = RIG_TRY(proc::Child::spawn(argv, options));
+        auto deadline = Clock::now() + m_settings.timeout;
+        std::ifstream in;
+        std::string partial;
+        size_t objects = 0;
+        std::optional<int> status;
+        while (true) {
+            status = child->wait_for(std::chrono::seconds(2));
+            if (!in.is_open())
+                in.open(make_log, std::ios::binary);
+            if (in.is_open()) {
+                in.clear();
+                std::string chunk((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+                partial += chunk;
+                size_t newline;
+                while ((newline = partial.find('\n')) != std::string::npos) {
+                    if (is_object_line(std::string_view(partial).substr(0, newline)))
+                        ++objects;
+                    partial.erase(0, newline + 1);
+                }
+            }
+            report(m_phase, objects);
+            if (status)
+                break;
+            if (Clock::now() > deadline) {
+                child->stop();
+                log("rig: make ran longer than " + std::to_string(m_settings.timeout.count()) +
+                    " minutes and was stopped");
+                status = -1;
+                break;
+            }
+        }
+        m_objects = objects;
+        return *status;
+    }
+    size_t objects() const { return m_objects; }
+
+private:
+    const BuildSettings& m_settings;
+    fs::path m_log_path;
+    std::ofstream m_log;
+    std::string m_phase;
+    size_t m_objects = 0;
+    Clock::time_point m_start = Clock::now();
+};
+
+Expected<std::string> git_output(const std::vector<std::string>& args, const fs::path& repo,
+                                 ErrorKind kind, const std::string& what) {
+    std::vector<std::string> argv{"git", "-C", repo.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    proc::RunOptions options;
+    options.timeout = std::chrono::minutes(5);
+    options.env = {{"LC_ALL", "C"}, {"GIT_TERMINAL_PROMPT", "0"}};
+    auto result = RIG_TRY(proc::run(argv, options));
+    if (result.exit_code != 0)
+        return fail(kind, what + (result.err.empty() ? "" : ": " + tail(result.err, 500)));
+    return std::string(util::trim(result.out));
+}
+
+Expected<std::string> compiler_version() {
+    proc::RunOptions options;
+    options.timeout = std::chrono::minutes(1);
+    auto result = RIG_TRY(proc::run({"gcc", "--version"}, options));
+    if (result.exit_code != 0)
+        return fail(ErrorKind::infra, "gcc --version failed: " + tail(result.err, 500));
+    return std::string(util::trim(util::split(result.out, '\n').at(0)));
+}
+
+int default_jobs() {
+    long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 0 ? static_cast<int>(cpus) : 1;
+}
+
+fs::path absolute_from(const fs::path& base, const std::string& path) {
+    fs::path p(path);
+    return p.is_absolute() ? p.lexically_normal() : fs::absolute(base / p).lexically_normal();
+}
+
+uint64_t tree_size(const fs::path& path) {
+    uint64_t bytes = 0;
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec))
+        return fs::file_size(path, ec);
+    for (auto it = fs::recursive_directory_iterator(path, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && !it->is_symlink(ec))
+            bytes += it->file_size(ec);
+    return bytes;
+}
+
+// Marks a file or folder as used now, for `rig kernel gc`.
+void touch(const fs::path& path) {
+    std::error_code ec;
+    fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
+}
+
+} // namespace
+
+std::string_view to_string(BuildOutcome outcome) {
+    switch (outcome) {
+    case BuildOutcome::ok:
+        return "ok";
+    case BuildOutcome::build_failed:
+        return "build-failed";
+    case BuildOutcome::config_error:
+        return "config-error";
+    }
+    return "?";
+}
+
+GitRequest git_request(const core::Kernel& kernel, const std::vector<std::string>& fragments,
+                       const fs::path& base_dir) {
+    GitRequest request;
+    request.repo = absolute_from(base_dir, kernel.repo);
+    request.ref = kernel.ref;
+    request.fragments = fragments;
+    for (const std::string& patch : kernel.patches)
+        request.patches.push_back(absolute_from(base_dir, patch));
+    request.options = kernel.options;
+    request.fragment_dirs = {fs::absolute(base_dir), fs::absolute(base_dir / "kernels")};
+    return request;
+}
+
+bool is_object_line(std::string_view line) {
+    if (!util::starts_with(line, "  "))
+        return false;
+    line.remove_prefix(2);
+    size_t end = line.find(' ');
+    if (end == std::string_view::npos)
+        return false;
+    std::string_view tag = line.substr(0, end);
+    static const std::vector<std::string_view> k_tags{"CC",     "AS",  "AR",  "LD",     "HOSTCC",
+                                                      "HOSTLD", "CPP", "LDS", "OBJCOPY"};
+    if (std::find(k_tags.begin(), k_tags.end(), tag) == k_tags.end())
+        return false;
+    std::string_view rest = util::trim(line.substr(end));
+    return !rest.empty();
+}
+
+std::string first_errors(std::string_view log, size_t max_lines) {
+    std::vector<std::string> lines = util::split(log, '\n');
+    auto pick = [&](auto&& wanted) {
+        std::vector<std::string> found;
+        for (const std::string& line : lines)
+            if (found.size() < max_lines && wanted(line))
+                found.emplace_back(util::trim(line));
+        return found;
+    };
+    auto found = pick([](const std::string& line) {
+        return line.find(": error:") != std::string::npos ||
+               line.find(": fatal error:") != std::string::npos ||
+               line.find("undefined reference to") != std::string::npos;
+    });
+    if (found.empty())
+        found = pick([](const std::string& line) {
+            return line.find("*** ") != std::string::npos ||
+                   (util::starts_with(line, "make") && line.find("Error") != std::string::npos);
+        });
+    if (found.empty()) {
+        size_t from = lines.size() > max_lines ? lines.size() - max_lines : 0;
+        found.assign(lines.begin() + static_cast<std::ptrdiff_t>(from), lines.end());
+    }
+    return util::join(found, "\n");
+}
+
+Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& settings) {
+    auto started = Clock::now();
+    auto report = [&](const std::string& phase) {
+        if (settings.progress)
+            settings.progress(
+                {phase, 0, std::chrono::duration<double>(Clock::now() - started).count()});
+    };
+    report("resolving " + request.ref);
+    BuildResult result;
+    result.repo = request.repo.string();
+    if (!fs::is_directory(request.repo))
+        return fail(ErrorKind::config,
+                    "kernel repository " + request.repo.string() + " does not exist");
+    RIG_TRY(git_output({"rev-parse", "--git-dir"}, request.repo, ErrorKind::config,
+                       request.repo.string() + " is not a git repository"));
+    result.commit = RIG_TRY(git_output(
+        {"rev-parse", "--verify", "--quiet", "--end-of-options", request.ref + "^{commit}"},
+        request.repo, ErrorKind::config,
+        "ref '" + request.ref + "' is not a commit in " + request.repo.string()));
+
+    std::vector<Fragment> fragments;
+    for (const std::string& name : request.fragments)
+        fragments.push_back({name, RIG_TRY(fragment_text(name, request.fragment_dirs))});
+    RequestedConfig config = compose(fragments, request.options);
+    result.config_hash = util::sha256_hex(config.text).substr(0, 16);
+    result.compiler = RIG_TRY(compiler_version());
+
+    std::string key_text = std::string(k_recipe) + "\ncommit=" + result.commit +
+                           "\nconfig=" + result.config_hash + "\ncompiler=" + result.compiler +
+                           "\n";
+    for (const fs::path& patch : request.patches) {
+        if (!fs::is_regular_file(patch))
+            return fail(ErrorKind::config, "patch " + patch.string() + " does not exist");
+        key_text += "patch=" + RIG_TRY(util::sha256_file(patch)) + "\n";
+    }
+    result.cache_key = util::sha256_hex(key_text).substr(0, 16);
+    const fs::path index = settings.cache / "kernels" / "git" / result.cache_key;
+    if (auto artifact = load_index(index, settings.cache)) {
+        touch(index);
+        result.cache_hit = true;
+        result.artifact = std::move(*artifact);
+        return result;
+    }
+
+    const fs::path repo_dir =
+        settings.cache / "git" / util::sha256_hex(request.repo.string()).substr(0, 16);
+    const fs::path logs = settings.cache / "git" / "logs";
+    std::error_code ec;
+    fs::create_directories(repo_dir, ec);
+    fs::create_directories(logs, ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot create " + repo_dir.string() + ": " + ec.message());
+    FileLock lock = RIG_TRY(FileLock::acquire(
+        repo_dir / "lock", [&] { report("waiting for another build of this repository"); }));
+    // Another rig may have built it while this one waited.
+    if (auto artifact = load_index(index, settings.cache)) {
+        result.cache_hit = true;
+        result.artifact = std::move(*artifact);
+        return result;
+    }
+    RIG_TRY(write_text(repo_dir / "repo", request.repo.string() + "\n"));
+
+    started = Clock::now();
+    Builder builder(settings, logs / (utc_stamp() + "-" + result.commit.substr(0, 12) + "-" +
+                                      result.config_hash + ".log"));
+    result.log = builder.log_path();
+    builder.log("rig: building " + result.commit + " of " + request.repo.string() +
+                "\nrig: fragments " + util::join(request.fragments, ", ") + ", config hash " +
+                result.config_hash + ", compiler " + result.compiler + "\nrig: requested\n" +
+                config.text);
+    auto finish = [&](BuildOutcome outcome, std::string error_lines) {
+        result.outcome = outcome;
+        result.error_lines = std::move(error_lines);
+        result.seconds = builder.elapsed();
+        builder.log("rig: " + std::string(to_string(outcome)) + " after " +
+                    std::to_string(result.seconds) + " s" +
+                    (result.error_lines.empty() ? "" : "\n" + result.error_lines));
+        return result;
+    };
+
+    // rig's own clone: it borrows the user's objects (--shared), so it costs little and
+    // sees every commit of the repository, and `git am` never writes into the user's tree.
+    const fs::path src = repo_dir / "src";
+    if (!fs::exists(src / ".git")) {
+        builder.report("cloning");
+        fs::path partial = repo_dir / "src.partial";
+        fs::remove_all(partial, ec);
+        RIG_TRY(builder.run_checked({"git", "clone", "--quiet", "--shared", "--no-checkout",
+                                     request.repo.string(), partial.string()},
+                                    repo_dir));
+        fs::rename(partial, src, ec);
+        if (ec)
+            return fail(ErrorKind::infra,
+                        "cannot rename " + partial.string() + ": " + ec.message());
+    }
+    builder.report("checkout");
+    if (fs::exists(src / ".git" / "rebase-apply"))
+        RIG_TRY(builder.run({"git", "am", "--abort"}, src));
+    if (RIG_TRY(builder.run({"git", "cat-file", "-e", result.commit + "^{commit}"}, src))
+            .exit_code != 0)
+        RIG_TRY(builder.run_checked(
+            {"git", "fetch", "--quiet", "--no-tags", request.repo.string(), result.commit}, src));
+    // Only files that differ are rewritten, so make's timestamps see just the change.
+    RIG_TRY(builder.run_checked({"git", "-c", "advice.detachedHead=false", "checkout", "--quiet",
+                                 "--force", "--detach", result.commit},
+                                src));
+    RIG_TRY(builder.run_checked({"git", "clean", "-fdxq"}, src));
+
+    for (const fs::path& patch : request.patches) {
+        builder.report("applying " + patch.filename().string());
+        auto applied =
+            RIG_TRY(builder.run({"git", "-c", "user.name=rig", "-c", "user.email=rig@localhost",
+                                 "am", "--quiet", patch.string()},
+                                src));
+        if (applied.exit_code != 0) {
+            RIG_TRY(builder.run({"git", "am", "--abort"}, src));
+            return finish(BuildOutcome::config_error, "patch " + patch.string() +
+                                                          " does not apply to " +
+                                                          result.commit.substr(0, 12) + ": " +
+                                                          tail(applied.out + applied.err, 1500));
+        }
+    }
+
+    builder.report("configuring");
+    const fs::path out = repo_dir / ("build-" + result.config_hash);
+    fs::create_directories(out, ec);
+    touch(out);
+    const fs::path dot_config = out / ".config";
+    std::string previous = fs::exists(dot_config) ? read_text(dot_config) : std::string();
+    auto previous_time = fs::last_write_time(dot_config, ec);
+    std::vector<std::string> make_base{"make", "-C", src.string(), "O=" + out.string()};
+    auto make_step = [&](const std::string& target) -> Expected<void> {
+        std::vector<std::string> argv = make_base;
+        argv.push_back(target);
+        RIG_TRY(builder.run_checked(argv, src));
+        return {};
+    };
+    RIG_TRY(make_step("tinyconfig"));
+    RIG_TRY(write_text(dot_config, merge(read_text(dot_config), config.values)));
+    RIG_TRY(make_step("olddefconfig"));
+    std::string final_config = read_text(dot_config);
+    // An unchanged .config keeps its old time: make then has nothing to re-sync.
+    if (!previous.empty() && final_config == previous)
+        fs::last_write_time(dot_config, previous_time, ec);
+    ConfigValues actual = parse_config(final_config);
+    if (auto problems = unmet(config.values, actual); !problems.empty())
+        return finish(BuildOutcome::config_error, util::join(problems, "\n"));
+
+    bool modules = uses_modules(actual);
+    builder.report(modules ? "building (with modules)" : "building");
+    std::vector<std::string> argv = make_base;
+    argv.push_back("-j" + std::to_string(settings.jobs > 0 ? settings.jobs : default_jobs()));
+    std::map<std::string, std::string> env;
+    if (proc::find_program("ccache")) {
+        argv.push_back("CC=ccache gcc");
+        // Inside rig's cache: builds of every repository share it, and nothing outside
+        // rig's cache is written.
+        env["CCACHE_DIR"] = (settings.cache / "git" / "ccache").string();
+    }
+    argv.insert(argv.end(), k_build_identity.begin(), k_build_identity.end());
+    argv.push_back("bzImage");
+    if (modules)
+        argv.push_back("modules");
+    const fs::path make_log = builder.log_path().string() + ".make";
+    int status = RIG_TRY(builder.make(argv, make_log, env));
+    std::string make_output = read_text(make_log);
+    builder.log(make_output);
+    fs::remove(make_log, ec);
+    builder.log("rig: make exited " + std::to_string(status) + ", " +
+                std::to_string(builder.objects()) + " objects");
+    if (status != 0)
+        return finish(BuildOutcome::build_failed, first_errors(make_output));
+
+    builder.report("collecting");
+    fs::path staging = RIG_TRY(make_staging(settings.cache));
+    Artifact artifact;
+    artifact.release = std::string(util::trim(read_text(out / "include/config/kernel.release")));
+    fs::copy_file(out / "arch/x86/boot/bzImage", staging / "vmlinuz", ec);
+    if (!ec)
+        fs::copy_file(out / "vmlinux", staging / "vmlinux", ec);
+    if (ec)
+        return fail(ErrorKind::infra,
+                    "cannot copy the kernel from " + out.string() + ": " + ec.message());
+    if (modules) {
+        std::vector<std::string> install = make_base;
+        install.insert(install.end(), {"INSTALL_MOD_PATH=" + staging.string(), "modules_install"});
+        RIG_TRY(builder.run_checked(install, src));
+        // Links back into the build folders; a guest needs neither.
+        fs::remove(staging / "lib/modules" / artifact.release / "build", ec);
+        fs::remove(staging / "lib/modules" / artifact.release / "source", ec);
+    }
+    result.artifact = RIG_TRY(adopt_staged(staging, artifact, settings.cache, index));
+    return finish(BuildOutcome::ok, "");
+}
+
+Expected<void> record_build(store::Database& db, const BuildResult& result,
+                            const std::string& name) {
+    std::optional<int64_t> artifact_id;
+    if (result.artifact) {
+        store::KernelArtifact record;
+        record.cache_key = result.cache_key;
+        record.source = core::KernelSource::git;
+        record.name = name;
+        record.release = result.artifact->release;
+        record.commit = result.commit;
+        record.config_hash = result.config_hash;
+        record.compiler = result.compiler;
+        record.image_sha256 = result.artifact->image_sha256;
+        record.image_path = result.artifact->image.string();
+        record.modules_path = result.artifact->modules_dir.string();
+        artifact_id = RIG_TRY(db.add_kernel_artifact(record));
+    }
+    if (result.cache_hit)
+        return {};
+    store::KernelBuild build;
+    build.repo = result.repo;
+    build.commit = result.commit;
+    build.config_hash = result.config_hash;
+    build.compiler = result.compiler;
+    build.outcome = std::string(to_string(result.outcome));
+    build.duration_seconds = result.seconds;
+    build.log_path = result.log.string();
+    build.error_lines = result.error_lines;
+    build.artifact_id = artifact_id;
+    RIG_TRY(db.add_kernel_build(build));
+    return {};
+}
+
+Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
+                                   std::chrono::hours unused_for) {
+    GcResult gc;
+    const auto cutoff = fs::file_time_type::clock::now() - unused_for;
+    std::error_code ec;
+    auto stale = [&](const fs::path& path) {
+        std::error_code time_ec;
+        auto time = fs::last_write_time(path, time_ec);
+        return unused_for.count() == 0 || (!time_ec && time < cutoff);
+    };
+
+    // Artifacts: an index names a content-addressed folder, which a Debian or image
+    // kernel (or another build) may share; a folder goes only when nothing names it.
+    std::map<std::string, int> references;
+    std::vector<fs::path> removed_indexes;
+    for (const fs::path& folder : {cache / "kernels" / "git", cache / "kernels" / "debian"}) {
+        if (!fs::is_directory(folder))
+            continue;
+        for (const auto& entry : fs::directory_iterator(folder, ec)) {
+            std::string id(util::trim(read_text(entry.path())));
+            if (folder.filename() == "git" && stale(entry.path())) {
+                removed_indexes.push_back(entry.path());
+                continue;
+            }
+            ++references[id];
+        }
+    }
+    for (const fs::path& index : removed_indexes) {
+        std::string id(util::trim(read_text(index)));
+        fs::remove(index, ec);
+        RIG_TRY(db.remove_kernel_artifact(index.filename().string()));
+        ++gc.artifacts_removed;
+        fs::path dir = cache / "kernels" / id;
+        if (id.empty() || references[id] > 0 || !fs::is_directory(dir))
+            continue;
+        gc.bytes_freed += tree_size(dir);
+        fs::remove_all(dir, ec);
+        references[id] = 1; // a second index naming it is then a no-op
+    }
+
+    // Build folders, per repository, under that repository's lock (skipped when busy).
+    if (fs::is_directory(cache / "git")) {
+        for (const auto& repo : fs::directory_iterator(cache / "git", ec)) {
+            if (!fs::exists(repo.path() / "lock"))
+                continue;
+            int fd = ::open((repo.path() / "lock").c_str(), O_RDWR | O_CLOEXEC);
+            if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+                if (fd >= 0)
+                    ::close(fd);
+                continue;
+            }
+            fs::path origin(util::trim(read_text(repo.path() / "repo")));
+            bool gone = origin.empty() || !fs::exists(origin);
+            for (const auto& entry : fs::directory_iterator(repo.path(), ec)) {
+                std::string name = entry.path().filename().string();
+                if (util::starts_with(name, "build-") && (gone || stale(entry.path()))) {
+                    gc.bytes_freed += tree_size(entry.path());
+                    fs::remove_all(entry.path(), ec);
+                    ++gc.build_dirs_removed;
+                } else if (gone && (name == "src" || name == "src.partial")) {
+                    gc.bytes_freed += tree_size(entry.path());
+                    fs::remove_all(entry.path(), ec);
+                }
+            }
+            ::close(fd);
+        }
+    }
+    if (fs::is_directory(cache / "git" / "logs"))
+        for (const auto& entry : fs::directory_iterator(cache / "git" / "logs", ec))
+            if (stale(entry.path())) {
+                gc.bytes_freed += tree_size(entry.path());
+                fs::remove(entry.path(), ec);
+            }
+    // Staging left by a killed rig; an hour is far longer than any staging lasts.
+    if (fs::is_directory(cache / "tmp"))
+        for (const auto& entry : fs::directory_iterator(cache / "tmp", ec))
+            if (fs::last_write_time(entry.path(), ec) <
+                fs::file_time_type::clock::now() - std::chrono::hours(1)) {
+                gc.bytes_freed += tree_size(entry.path());
+                fs::remove_all(entry.path(), ec);
+            }
+    return gc;
+}
+
+} // namespace rig::kernel

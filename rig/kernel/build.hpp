@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// Git kernels: one commit of a repository, patched and configured, built out of tree into
+// a cached artifact. A second request for the same inputs builds nothing.
+#pragma once
+
+#include "core/scenario.hpp"
+#include "kernel/artifact.hpp"
+#include "store/store.hpp"
+#include "util/error.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rig::kernel {
+
+enum class BuildOutcome {
+    ok,
+    build_failed, // make failed; error_lines holds the first compiler errors
+    config_error, // a patch did not apply or a requested option is not in the .config
+};
+std::string_view to_string(BuildOutcome outcome);
+
+struct GitRequest {
+    std::filesystem::path repo; // absolute
+    std::string ref;
+    std::vector<std::string> fragments;               // names, in apply order
+    std::vector<std::filesystem::path> patches;       // absolute, applied in order with `git am`
+    std::map<std::string, std::string> options;       // CONFIG_X -> value as the scenario gave it
+    std::vector<std::filesystem::path> fragment_dirs; // searched before rig's own fragments
+};
+
+// A scenario's git kernel with one cell's fragments. Relative repository, patch and
+// fragment paths are relative to `base_dir`, the scenario file's folder.
+GitRequest git_request(const core::Kernel& kernel, const std::vector<std::string>& fragments,
+                       const std::filesystem::path& base_dir);
+
+struct BuildProgress {
+    std::string phase;  // resolving, waiting for lock, checkout, patching, configuring, ...
+    size_t objects = 0; // make's "  CC  path" style lines so far
+    double elapsed_seconds = 0;
+};
+
+struct BuildSettings {
+    std::filesystem::path cache;                        // kernel::default_cache_dir() in rig itself
+    int jobs = 0;                                       // make -j; 0 = the CPUs rig may use
+    std::function<void(const BuildProgress&)> progress; // called at least every few seconds
+    std::chrono::minutes timeout{240};
+};
+
+struct BuildResult {
+    BuildOutcome outcome = BuildOutcome::ok;
+    bool cache_hit = false; // the artifact was cached: nothing ran but `git rev-parse`
+    std::string repo;
+    std::string commit; // the ref, resolved
+    std::string config_hash;
+    std::string compiler; // `gcc --version`, first line
+    std::string cache_key;
+    double seconds = 0; // 0 for a cache hit
+    std::filesystem::path log;
+    std::string error_lines;          // why it is not ok: compiler errors, the patch, the options
+    std::optional<Artifact> artifact; // set exactly when outcome is ok
+};
+
+// Resolves the ref in the user's repository (read-only there), then returns the cached
+// artifact for (commit, patches, config hash, compiler), or builds it: rig's own clone of
+// the repository (cache/git/<repo>/src, sharing the user's objects) is checked out at the
+// commit, patches are applied with `git am`, tinyconfig plus the fragments and options goes
+// through olddefconfig and is checked, and `make O=cache/git/<repo>/build-<config hash>`
+// builds, with ccache when installed. The build folder persists, so the next commit with
+// the same config builds incrementally. Bad requests (no repository, unknown ref, missing
+// patch file or fragment) are errors; a failed build or config is a result.
+Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& settings);
+
+// Stores a result in the database: the artifact (when ok) and, unless it was a cache hit,
+// the build with its outcome, duration, log and error lines. `name` is the kernel's.
+Expected<void> record_build(store::Database& db, const BuildResult& result,
+                            const std::string& name);
+
+// The first compiler or make error lines of a build log, at most `max_lines`.
+std::string first_errors(std::string_view log, size_t max_lines = 8);
+
+// True for a line of make's output that reports one object (`  CC      fs/9p/v9fs.o`).
+bool is_object_line(std::string_view line);
+
+struct GcResult {
+    size_t artifacts_removed = 0;
+    size_t build_dirs_removed = 0;
+    uint64_t bytes_freed = 0;
+};
+
+// Removes git artifacts and build folders not used for `unused_for` (zero: all of them),
+// and staging left by killed builds. Prebuilt kernels are left alone.
+Expected<GcResult> collect_garbage(const std::filesystem::path& cache, store::Database& db,
+                                   std::chrono::hours unused_for);
+
+} // namespace rig::kernel

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// Kernel .config text: named fragments, merging them over tinyconfig, and checking the result.
+#pragma once
+
+#include "util/error.hpp"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rig::kernel {
+
+// Symbol -> value as written in a .config: "y", "m", "n" (for "# CONFIG_X is not set"),
+// a number, or a quoted string. Later lines win, as in Kconfig.
+using ConfigValues = std::map<std::string, std::string>;
+
+// rig's own fragments (kernels/*.config, embedded at build time), by name.
+const std::map<std::string, std::string_view>& builtin_fragments();
+
+// The text of fragment `name`: `dir/NAME.config` for the first dir that has one, else
+// the built-in fragment; an unknown name is a config error that lists the known ones.
+Expected<std::string> fragment_text(const std::string& name,
+                                    const std::vector<std::filesystem::path>& dirs);
+
+ConfigValues parse_config(std::string_view text);
+
+// A scenario option value (`y`, `8`, `0x10`, `some text`) in .config syntax: strings
+// are quoted, everything else is written as given.
+std::string option_value(std::string_view value);
+
+struct Fragment {
+    std::string name;
+    std::string text;
+};
+
+// What a kernel entry asks for: fragments in order, then the options (options win).
+struct RequestedConfig {
+    std::string text;     // the merged request, stable: its sha256 is the config hash
+    ConfigValues values;  // every assignment it makes
+    bool modules = false; // some value is =m, so CONFIG_MODULES=y is requested too
+};
+RequestedConfig compose(const std::vector<Fragment>& fragments,
+                        const std::map<std::string, std::string>& options);
+
+// `base` (tinyconfig's .config) with every requested symbol's line replaced by the
+// requested one; olddefconfig then resolves dependencies.
+std::string merge(std::string_view base, const ConfigValues& requested);
+
+// Requested values the final .config does not have, one message each, naming the
+// option: "CONFIG_9P_FS=y requested, .config has it not set".
+std::vector<std::string> unmet(const ConfigValues& requested, const ConfigValues& actual);
+
+// True when any symbol is =m: the build then adds `modules` and `modules_install`.
+bool uses_modules(const ConfigValues& config);
+
+} // namespace rig::kernel

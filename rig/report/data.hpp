@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+// What a report shows, independent of format: the selected runs, one result per cell of
+// each run with its samples summarized, and error signatures grouped across cells.
+#pragma once
+
+#include "core/cell.hpp"
+#include "core/sample.hpp"
+#include "core/stats.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rig::report {
+
+struct RunHeader {
+    int64_t id = 0;
+    std::string scenario;
+    std::string started_at;
+    std::string status;
+};
+
+// One cell of one run. Durations and CPU come from "measured" samples only: ok, and
+// errors (the compile finished, as seed 004's "several errors (compilation completed)").
+struct CellResult {
+    int64_t run_id = 0;
+    core::Cell cell;
+    size_t samples = 0;
+    std::map<std::string, int> outcomes; // outcome name -> samples
+    std::vector<double> durations;       // guest seconds; sorted by finish()
+    std::vector<double> cpu_percent;     // host CPU over the workload window; sorted too
+    int errors = 0;
+    int warnings = 0;
+    int samples_with_errors = 0;
+    std::optional<uint64_t> msize_negotiated; // set when it differs from the requested
+    std::string cache_negotiated;             // set when it differs from the requested
+    core::Summary duration;                   // of durations, by finish()
+    core::Summary cpu;                        // of cpu_percent, by finish()
+};
+
+// A sample's contribution to its cell.
+void add_sample(CellResult& result, core::Outcome outcome, double guest_seconds,
+                double wall_seconds, double host_cpu_percent, int errors, int warnings,
+                std::optional<uint64_t> msize_negotiated, const std::string& cache_negotiated);
+// Sorts durations and CPU figures and summarizes them.
+void finish(CellResult& result);
+
+// The first occurrence of a signature in one cell, with the lines around it.
+struct Occurrence {
+    size_t cell = 0;     // index into ReportData::cells
+    int64_t lines = 0;   // lines with this signature in the cell
+    int64_t samples = 0; // samples of the cell that printed it
+    int repetition = 0;
+    std::string source; // console, dmesg, workload
+    std::string line;
+    std::string excerpt; // a few lines of log around it; the line alone when no log has it
+};
+
+struct SignatureGroup {
+    core::Severity severity = core::Severity::error;
+    std::string signature;
+    int64_t lines = 0;
+    int64_t samples = 0;
+    std::vector<Occurrence> cells; // in cell order
+};
+
+struct ReportData {
+    std::vector<RunHeader> runs;
+    std::vector<CellResult> cells;          // in run order, then the scenario's cell order
+    std::vector<SignatureGroup> signatures; // errors first, then by lines, most first
+};
+
+// The table `rig run` prints: one run's cells and their samples.
+ReportData from_samples(const std::vector<core::Cell>& cells,
+                        const std::vector<core::Sample>& samples);
+
+// Keys by which rows are filtered, paired and pivoted: run, cell, kernel, config, and
+// every axis of the cells' params (fs, msize, cache, ...).
+std::string key_value(const CellResult& result, const std::string& key);
+std::vector<std::string> known_keys(const std::vector<CellResult>& cells);
+
+// The few lines of `log` around the first line containing `line`; "" if none does.
+std::string excerpt_around(const std::string& log, const std::string& line);
+
+} // namespace rig::report

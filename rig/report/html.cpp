@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+// The self-contained HTML report with SVG charts.
+#include "report/html.hpp"
+
+#include "report/grid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace rig::report {
+
+namespace {
+
+// Chart geometry in SVG user units: a column per cell, labels below, a value axis left.
+constexpr double k_column = 44;
+constexpr double k_left = 56;
+constexpr double k_top = 16;
+constexpr double k_plot_height = 180;
+constexpr double k_bottom = 28;
+
+const char* const k_style = R"css(
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
+table { border-collapse: collapse; margin: 0.5em 0; }
+th, td { padding: 0.2em 0.7em; border-bottom: 1px solid #ddd; text-align: left;
+         white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: pre; }
+tbody tr:nth-child(even) { background: #f6f6f6; }
+.notes { color: #555; font-size: 0.9em; }
+.charts { display: flex; flex-wrap: wrap; gap: 2em; }
+figure { margin: 0; } figcaption { font-weight: 600; margin-bottom: 0.3em; }
+svg text { font: 11px system-ui, sans-serif; fill: #333; }
+svg .axis { stroke: #888; } svg .grid { stroke: #e4e4e4; }
+svg .bar { fill: #5b8def; } svg .cpu { fill: #47a67a; } svg .errors { fill: #d9534f; }
+svg .warnings { fill: #f0ad4e; } svg .whisker { stroke: #222; stroke-width: 1.5; }
+svg .median { fill: #222; }
+pre { background: #f4f4f4; padding: 0.5em; margin: 0.3em 0 0.8em; overflow-x: auto; }
+.signature { font-family: monospace; }
+)css";
+
+std::string number(double value) {
+    return fmt::format("{:.1f}", value);
+}
+
+std::string short_label(size_t cell) {
+    std::string label = case_label(cell);
+    return label.substr(0, label.size() - 1);
+}
+
+struct Chart {
+    std::string id;
+    std::string caption;
+    std::string unit;
+    double max = 0;
+    size_t columns = 0;
+    std::string body;
+
+    double width() const { return k_left + k_column * static_cast<double>(columns) + 8; }
+    double y(double value) const {
+        return k_top + k_plot_height - (max > 0 ? value / max * k_plot_height : 0);
+    }
+    double x(size_t column) const { return k_left + k_column * static_cast<double>(column); }
+};
+
+// A round scale top at or above the largest value, so that grid lines fall on round numbers.
+double nice_max(double value) {
+    if (value <= 0)
+        return 1;
+    double step = std::pow(10.0, std::floor(std::log10(value)));
+    for (double factor : {1.0, 2.0, 2.5, 5.0, 10.0})
+        if (factor * step >= value)
+            return factor * step;
+    return 10 * step;
+}
+
+std::string frame(const Chart& chart, const ReportData& data) {
+    std::string out = fmt::format(
+        "<figure><figcaption>{}</figcaption>\n<svg id=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" "
+        "width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
+        escape_html(chart.caption), chart.id, number(chart.width()),
+        number(k_top + k_plot_height + k_bottom), number(chart.width()),
+        number(k_top + k_plot_height + k_bottom), escape_html(chart.caption));
+    for (int tick = 0; tick <= 4; ++tick) {
+        double value = chart.max * tick / 4;
+        double y = chart.y(value);
+        out +=
+            fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
+                        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}{}</text>\n",
+                        number(k_left), number(y), number(chart.width() - 8), number(y),
+                        number(k_left - 6), number(y + 4), fmt::format("{:g}", value), chart.unit);
+    }
+    out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
+                       number(k_left), number(k_top), number(k_top + k_plot_height));
+    for (size_t i = 0; i < data.cells.size(); ++i)
+        out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" "
+                           "text-anchor=\"middle\">{}</text>\n",
+                           number(chart.x(i) + k_column / 2), number(k_top + k_plot_height + 16),
+                           short_label(i));
+    return out + chart.body + "</svg></figure>\n";
+}
+
+std::string duration_chart(const ReportData& data) {
+    Chart chart{"chart-duration",
+                "Duration per cell: median, IQR (bar), min-max (whisker)",
+                "s",
+                0,
+                data.cells.size(),
+                {}};
+    for (const auto& result : data.cells)
+        chart.max = std::max(chart.max, result.duration.max);
+    chart.max = nice_max(chart.max);
+    for (size_t i = 0; i < data.cells.size(); ++i) {
+        const core::Summary& d = data.cells[i].duration;
+        if (d.n == 0)
+            continue;
+        double mid = chart.x(i) + k_column / 2;
+        chart.body += fmt::format(
+            "<g class=\"cell\" data-case=\"{}\"><title>{}: median {}, IQR {}–{}, min {}, max {}, "
+            "n={}</title>"
+            "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
+            "<line class=\"whisker\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
+            "<circle class=\"median\" cx=\"{}\" cy=\"{}\" r=\"3\"/></g>\n",
+            short_label(i), escape_html(case_label(i)), format_seconds(d.median),
+            format_seconds(d.q1), format_seconds(d.q3), format_seconds(d.min),
+            format_seconds(d.max), d.n, number(mid - 10), number(chart.y(d.q3)), number(20),
+            number(std::max(1.0, chart.y(d.q1) - chart.y(d.q3))), number(mid),
+            number(chart.y(d.max)), number(mid), number(chart.y(d.min)), number(mid),
+            number(chart.y(d.median)));
+    }
+    return frame(chart, data);
+}
+
+std::string cpu_chart(const ReportData& data) {
+    Chart chart{"chart-cpu",
+                "Host CPU over the workload (median, % of all host CPUs)",
+                "%",
+                0,
+                data.cells.size(),
+                {}};
+    chart.max = 100;
+    for (size_t i = 0; i < data.cells.size(); ++i) {
+        const core::Summary& cpu = data.cells[i].cpu;
+        if (cpu.n == 0)
+            continue;
+        double top = chart.y(std::min(cpu.median, 100.0));
+        chart.body += fmt::format("<g class=\"cell\" data-case=\"{}\"><title>{}: ~{:.0f}%, "
+                                  "n={}</title><rect class=\"cpu\" x=\"{}\" y=\"{}\" "
+                                  "width=\"24\" height=\"{}\"/></g>\n",
+                                  short_label(i), escape_html(case_label(i)), cpu.median, cpu.n,
+                                  number(chart.x(i) + k_column / 2 - 12), number(top),
+                                  number(k_top + k_plot_height - top));
+    }
+    return frame(chart, data);
+}
+
+std::string errors_chart(const ReportData& data) {
+    Chart chart{"chart-errors",
+                "Error (red) and warning (orange) lines per cell",
+                "",
+                0,
+                data.cells.size(),
+                {}};
+    for (const auto& result : data.cells)
+        chart.max =
+            std::max(chart.max, static_cast<double>(std::max(result.errors, result.warnings)));
+    chart.max = nice_max(chart.max);
+    for (size_t i = 0; i < data.cells.size(); ++i) {
+        const CellResult& result = data.cells[i];
+        double x = chart.x(i) + k_column / 2 - 12;
+        double errors_top = chart.y(result.errors);
+        double warnings_top = chart.y(result.warnings);
+        chart.body += fmt::format(
+            "<g class=\"cell\" data-case=\"{}\"><title>{}: {} errors, {} warnings</title>"
+            "<rect class=\"errors\" x=\"{}\" y=\"{}\" width=\"12\" height=\"{}\"/>"
+            "<rect class=\"warnings\" x=\"{}\" y=\"{}\" width=\"12\" height=\"{}\"/></g>\n",
+            short_label(i), escape_html(case_label(i)), result.errors, result.warnings, number(x),
+            number(errors_top), number(k_top + k_plot_height - errors_top), number(x + 12),
+            number(warnings_top), number(k_top + k_plot_height - warnings_top));
+    }
+    return frame(chart, data);
+}
+
+std::string table_html(const Grid& grid) {
+    std::string out = "<table id=\"results\">\n<thead><tr>";
+    for (const auto& column : grid.columns)
+        out += fmt::format("<th{}>{}</th>", column.align == Align::right ? " class=\"num\"" : "",
+                           escape_html(column.title));
+    out += "</tr></thead>\n<tbody>\n";
+    for (size_t r = 0; r < grid.rows.size(); ++r) {
+        out += r < grid.cells.size()
+                   ? fmt::format("<tr data-case=\"{}\">", short_label(grid.cells[r]))
+                   : std::string("<tr>");
+        for (size_t c = 0; c < grid.rows[r].size(); ++c)
+            out += fmt::format("<td{}>{}</td>",
+                               grid.columns[c].align == Align::right ? " class=\"num\"" : "",
+                               escape_html(grid.rows[r][c]));
+        out += "</tr>\n";
+    }
+    out += "</tbody></table>\n";
+    for (const auto& note : grid.notes)
+        out += "<p class=\"notes\">" + escape_html(note) + "</p>\n";
+    return out;
+}
+
+std::string signatures_html(const ReportData& data) {
+    if (data.signatures.empty())
+        return "<p id=\"errors\">No error or warning lines in the selected cells.</p>\n";
+    std::string out = "<div id=\"errors\">\n";
+    for (const auto& group : data.signatures) {
+        const char* severity = group.severity == core::Severity::error ? "error" : "warning";
+        out += fmt::format("<section class=\"signature-group {}\"><h3>{}: <span "
+                           "class=\"signature\">{}</span></h3>\n<p>{} lines in {} samples</p>\n"
+                           "<table><thead><tr><th>case</th><th>cell</th><th class=\"num\">lines"
+                           "</th><th class=\"num\">samples</th><th>first occurrence</th></tr>"
+                           "</thead><tbody>\n",
+                           severity, severity, escape_html(group.signature), group.lines,
+                           group.samples);
+        for (const auto& occurrence : group.cells) {
+            const CellResult& result = data.cells[occurrence.cell];
+            out += fmt::format("<tr data-case=\"{}\"><td>{}</td><td>{}</td><td class=\"num\">{}"
+                               "</td><td class=\"num\">{}/{}</td><td>sample #{} ({})<pre>{}</pre>"
+                               "</td></tr>\n",
+                               short_label(occurrence.cell),
+                               escape_html(describe_cell(data, occurrence.cell)),
+                               escape_html(result.cell.id), occurrence.lines, occurrence.samples,
+                               result.samples, occurrence.repetition,
+                               escape_html(occurrence.source), escape_html(occurrence.excerpt));
+        }
+        out += "</tbody></table></section>\n";
+    }
+    return out + "</div>\n";
+}
+
+} // namespace
+
+std::string escape_html(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        switch (c) {
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        case '\'':
+            out += "&#39;";
+            break;
+        default:
+            out += c;
+        }
+    }
+    return out;
+}
+
+Expected<std::string> render_html(const ReportData& data,
+                                  const std::vector<Comparison>& comparisons,
+                                  const RenderOptions& options) {
+    auto grid = RIG_TRY(results_grid(data, comparisons, options));
+    std::string title = options.title;
+    if (title.empty())
+        title = data.runs.empty() ? "rig report" : "rig report: " + data.runs.front().scenario;
+    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                      "<meta name=\"generator\" content=\"rig\">\n<title>" +
+                      escape_html(title) + "</title>\n<style>" + k_style +
+                      "</style>\n</head>\n<body>\n<h1>" + escape_html(title) + "</h1>\n";
+    out += "<p class=\"runs\">";
+    for (const auto& run : data.runs)
+        out += escape_html(fmt::format("{}, run {} ({}, started {})", run.scenario, run.id,
+                                       run.status, run.started_at)) +
+               "<br>";
+    out += "</p>\n<h2>Charts</h2>\n<div class=\"charts\">\n" + duration_chart(data) +
+           cpu_chart(data) + errors_chart(data) + "</div>\n<h2>Results</h2>\n" + table_html(grid) +
+           "<h2>Error lines by signature</h2>\n" + signatures_html(data) + "</body>\n</html>\n";
+    return out;
+}
+
+} // namespace rig::report

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+// Report data from the results database.
+#include "report/load.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace rig::report {
+
+namespace {
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+    std::string out;
+    for (const auto& item : items)
+        out += (out.empty() ? "" : separator) + item;
+    return out;
+}
+
+Expected<std::vector<store::RunInfo>> selected_runs(store::Database& db,
+                                                    const std::vector<int64_t>& ids) {
+    std::vector<store::RunInfo> runs;
+    if (ids.empty()) {
+        auto all = RIG_TRY(db.runs());
+        if (all.empty())
+            return fail(ErrorKind::usage, "the database has no runs yet: `rig run` a scenario");
+        runs.push_back(all.back());
+        return runs;
+    }
+    std::set<int64_t> seen;
+    for (int64_t id : ids) {
+        if (!seen.insert(id).second)
+            continue;
+        auto run = RIG_TRY(db.run(id));
+        if (!run)
+            return fail(ErrorKind::usage, "no run " + std::to_string(id) + " in the database");
+        runs.push_back(*run);
+    }
+    return runs;
+}
+
+Expected<void> check_keys(const std::vector<CellResult>& cells, const Selection& selection) {
+    auto keys = known_keys(cells);
+    for (const auto& [key, value] : selection.where)
+        if (std::find(keys.begin(), keys.end(), key) == keys.end())
+            return fail(ErrorKind::usage, "unknown key '" + key + "' in " + key + "=" + value +
+                                              "; keys are " + join(keys, ", "));
+    for (const auto& wanted : selection.cells) {
+        bool found = std::any_of(cells.begin(), cells.end(), [&](const CellResult& result) {
+            return result.cell.id.rfind(wanted, 0) == 0;
+        });
+        if (!found)
+            return fail(ErrorKind::usage, "no cell '" + wanted + "' in the selected runs");
+    }
+    return {};
+}
+
+bool selected(const CellResult& result, const Selection& selection) {
+    if (!selection.cells.empty() &&
+        std::none_of(selection.cells.begin(), selection.cells.end(),
+                     [&](const std::string& id) { return result.cell.id.rfind(id, 0) == 0; }))
+        return false;
+    // Values of one key are alternatives; different keys must all match.
+    std::map<std::string, bool> matched;
+    for (const auto& [key, value] : selection.where)
+        matched[key] = matched[key] || key_value(result, key) == value;
+    return std::all_of(matched.begin(), matched.end(), [](const auto& m) { return m.second; });
+}
+
+std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+// The stored evidence holds the tail of the log that explains the outcome; an earlier
+// line is found in the sample's console log when it is still on disk.
+std::string excerpt_for(const store::SignatureCount& count, const std::filesystem::path& dir) {
+    std::string excerpt = excerpt_around(count.evidence, count.line);
+    if (excerpt.empty() && !dir.empty()) {
+        auto log = dir / "runs" / std::to_string(count.run_id) / count.cell_id /
+                   std::to_string(count.repetition) / "console.log";
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(log, ec))
+            excerpt = excerpt_around(read_file(log), count.line);
+    }
+    return excerpt.empty() ? "> " + count.line + "\n" : excerpt;
+}
+
+void group_signatures(ReportData& data, const std::vector<store::SignatureCount>& counts,
+                      const std::map<std::pair<int64_t, std::string>, size_t>& index_of,
+                      const std::filesystem::path& dir) {
+    std::map<std::pair<core::Severity, std::string>, size_t> group_of;
+    for (const auto& count : counts) {
+        auto cell = index_of.find({count.run_id, count.cell_id});
+        if (cell == index_of.end())
+            continue;
+        auto key = std::make_pair(count.severity, count.signature);
+        auto [it, added] = group_of.emplace(key, data.signatures.size());
+        if (added) {
+            data.signatures.emplace_back();
+            data.signatures.back().severity = count.severity;
+            data.signatures.back().signature = count.signature;
+        }
+        SignatureGroup& group = data.signatures[it->second];
+        group.lines += count.lines;
+        group.samples += count.samples;
+        group.cells.push_back(Occurrence{cell->second, count.lines, count.samples, count.repetition,
+                                         count.source, count.line, excerpt_for(count, dir)});
+    }
+    for (auto& group : data.signatures)
+        std::sort(group.cells.begin(), group.cells.end(),
+                  [](const Occurrence& a, const Occurrence& b) { return a.cell < b.cell; });
+    std::stable_sort(data.signatures.begin(), data.signatures.end(),
+                     [](const SignatureGroup& a, const SignatureGroup& b) {
+                         if (a.severity != b.severity)
+                             return a.severity == core::Severity::error;
+                         return a.lines > b.lines;
+                     });
+}
+
+} // namespace
+
+Expected<ReportData> load(store::Database& db, const Selection& selection) {
+    ReportData data;
+    auto runs = RIG_TRY(selected_runs(db, selection.runs));
+    std::vector<int64_t> run_ids;
+    std::vector<CellResult> all;
+    for (const auto& run : runs) {
+        run_ids.push_back(run.id);
+        data.runs.push_back(RunHeader{run.id, run.scenario_name, run.started_at, run.status});
+        for (auto& cell : RIG_TRY(db.cells(run.id))) {
+            CellResult& result = all.emplace_back();
+            result.run_id = run.id;
+            result.cell = std::move(cell);
+        }
+    }
+    RIG_TRY(check_keys(all, selection));
+    for (auto& result : all)
+        if (selected(result, selection))
+            data.cells.push_back(std::move(result));
+    if (data.cells.empty())
+        return fail(ErrorKind::usage, "no cell of the selected runs matches the filters");
+
+    std::map<std::pair<int64_t, std::string>, size_t> index_of;
+    for (size_t i = 0; i < data.cells.size(); ++i)
+        index_of[{data.cells[i].run_id, data.cells[i].cell.id}] = i;
+    // Samples arrive in storage order; a hash on the cell id finds each one's cell fast.
+    std::unordered_map<std::string, size_t> by_cell_id;
+    const bool one_run = run_ids.size() == 1;
+    if (one_run)
+        for (size_t i = 0; i < data.cells.size(); ++i)
+            by_cell_id[data.cells[i].cell.id] = i;
+    RIG_TRY(db.sample_facts(run_ids, [&](const store::SampleFacts& facts) {
+        size_t cell = 0;
+        if (one_run) {
+            auto it = by_cell_id.find(facts.cell_id);
+            if (it == by_cell_id.end())
+                return;
+            cell = it->second;
+        } else {
+            auto it = index_of.find({facts.run_id, facts.cell_id});
+            if (it == index_of.end())
+                return;
+            cell = it->second;
+        }
+        add_sample(data.cells[cell], facts.outcome, facts.guest_seconds, facts.wall_seconds,
+                   facts.host_cpu_percent, facts.error_count, facts.warning_count,
+                   facts.msize_negotiated, facts.cache_negotiated);
+    }));
+    for (auto& result : data.cells)
+        finish(result);
+
+    if (selection.signatures == Signatures::load)
+        group_signatures(data, RIG_TRY(db.signature_counts(run_ids)), index_of,
+                         selection.results_dir);
+    return data;
+}
+
+} // namespace rig::report

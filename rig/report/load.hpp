@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// Reading a report's data from the results database: which runs and cells, their samples
+// summarized, and error signatures with their first occurrence and log excerpt.
+#pragma once
+
+#include "report/data.hpp"
+#include "store/store.hpp"
+#include "util/error.hpp"
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rig::report {
+
+enum class Signatures { skip, load };
+
+struct Selection {
+    std::vector<int64_t> runs;      // empty: the newest run
+    std::vector<std::string> cells; // cell ids or unique prefixes; empty: all
+    std::vector<std::pair<std::string, std::string>> where; // key=value; a key given twice
+                                                            // matches either value
+    Signatures signatures = Signatures::skip;
+    // Where `rig run` kept the logs (runs/RUN/CELL/REP/console.log), for excerpts; the
+    // stored evidence is used first, and "" skips the files.
+    std::filesystem::path results_dir;
+};
+
+// A usage error names the unknown run, key or cell, or says that nothing matched.
+Expected<ReportData> load(store::Database& db, const Selection& selection);
+
+} // namespace rig::report

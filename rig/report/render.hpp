@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// The one report renderer: the seed-004 table, its baseline comparison and pivot, and
+// the error signatures, as plain text, markdown, CSV, JSON or a self-contained HTML page.
+// `rig run`, `rig report` and the bisect report all print through it.
+#pragma once
+
+#include "report/compare.hpp"
+#include "report/data.hpp"
+#include "report/significance.hpp"
+#include "util/error.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rig::report {
+
+enum class Format { text, markdown, csv, json, html };
+// The results table, or the error signatures (`rig report --errors`). HTML shows both.
+enum class View { table, errors };
+
+struct RenderOptions {
+    Format format = Format::text;
+    View view = View::table;
+    std::optional<Baseline> baseline;
+    Test test = Test::welch;
+    double alpha = 0.05;
+    std::vector<std::string> rows; // pivot: keys down the side (cache, msize)
+    std::vector<std::string> cols; // pivot: keys across the top (kernel)
+    std::string title;             // HTML <title> and heading; "" = from the runs
+};
+
+// A usage error for an unknown key, a baseline no cell has, or an ambiguous pivot.
+Expected<std::string> render(const ReportData& data, const RenderOptions& options);
+
+// "12.3s", "20m 40s": durations as a mail reader expects them.
+std::string format_seconds(double seconds);
+
+// mmtests' way of marking a gain: "(  5.12%)" when not significant, "*  5.12%*" when it is.
+std::string mark_gain(double gain_percent, bool significant);
+
+} // namespace rig::report

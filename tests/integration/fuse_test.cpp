@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+// `fs: fuse` cells on a real guest: rig-fuse serves a compile with different attribute
+// timeouts, and its invalidation benchmark fills seed 000's table.
+#include "rig_binary.hpp"
+
+#include <chrono>
+#include <fstream>
+#include <sqlite3.h>
+#include <unistd.h>
+
+using rig::test::run_rig;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Scratch {
+    fs::path dir;
+    fs::path db;
+    explicit Scratch(const std::string& name) {
+        dir = fs::path(std::getenv("RIG_BUILD_ROOT") ? std::getenv("RIG_BUILD_ROOT") : "/tmp") /
+              "test-runs" / name;
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        db = dir / "rig.db";
+    }
+};
+
+std::vector<std::string> query(const fs::path& db, const std::string& sql) {
+    sqlite3* handle = nullptr;
+    std::vector<std::string> rows;
+    if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+        sqlite3_close(handle);
+        ADD_FAILURE() << "cannot open " << db;
+        return rows;
+    }
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+        ADD_FAILURE() << sqlite3_errmsg(handle) << ": " << sql;
+    } else {
+        while (sqlite3_step(statement) == SQLITE_ROW) {
+            std::string row;
+            for (int i = 0; i < sqlite3_column_count(statement); ++i) {
+                auto text = sqlite3_column_text(statement, i);
+                row += (i ? "\t" : "") +
+                       std::string(text ? reinterpret_cast<const char*>(text) : "NULL");
+            }
+            rows.push_back(row);
+        }
+    }
+    sqlite3_finalize(statement);
+    sqlite3_close(handle);
+    return rows;
+}
+
+std::string one(const fs::path& db, const std::string& sql) {
+    auto rows = query(db, sql);
+    return rows.empty() ? "" : rows.front();
+}
+
+// QEMU carries the sample folder in its arguments: nothing may outlive the run.
+bool any_process_mentions(const std::string& needle) {
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos ||
+            std::stoi(name) == ::getpid())
+            continue;
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+        if (cmdline.find(needle) != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+TEST(Fuse, CompileWithAttrTimeoutZeroAndOne) {
+    Scratch scratch("fuse-compile");
+    auto result = run_rig({"--db", scratch.db, "run", "tests/data/fuse/compile.yaml"},
+                          std::chrono::minutes(20));
+    ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+    auto rows =
+        query(scratch.db, "SELECT c.fs, s.outcome, s.guest_seconds > 0, s.wall_seconds > 0, "
+                          "s.mount_requested FROM samples s JOIN cells c USING (run_id, cell_id) "
+                          "ORDER BY s.mount_requested");
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0], "fuse\tok\t1\t1\trig-fuse --attr-timeout 0");
+    EXPECT_EQ(rows[1], "fuse\tok\t1\t1\trig-fuse --attr-timeout 1");
+    // The workload ran on rig-fuse's mount, not on the 9p share.
+    for (const std::string& mount : query(scratch.db, "SELECT mount_negotiated FROM samples"))
+        EXPECT_EQ(mount.rfind("fuse.rig-fuse ", 0), 0u) << mount;
+    // Both cells carry their knob in the table.
+    EXPECT_NE(result.out.find("attr_timeout"), std::string::npos) << result.out;
+    EXPECT_FALSE(any_process_mentions(scratch.dir.string()));
+}
+
+TEST(Fuse, InvalidationBenchmarkOnDebian61) {
+    Scratch scratch("fuse-invalidation");
+    auto result = run_rig({"--db", scratch.db, "run", "tests/data/fuse/invalidation.yaml"},
+                          std::chrono::minutes(40));
+    ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_EQ(one(scratch.db, "SELECT outcome FROM samples"), "ok");
+    auto metric = [&](const std::string& name) {
+        return one(scratch.db, "SELECT value FROM metrics WHERE name = '" + name + "'");
+    };
+    // Real figures: a round over 8000 inodes costs more than one over 20.
+    EXPECT_EQ(one(scratch.db, "SELECT (SELECT value FROM metrics WHERE name = "
+                              "'inval_inode_us_20') > 0 AND (SELECT value FROM metrics WHERE "
+                              "name = 'inval_inode_us_8000') > (SELECT value FROM metrics "
+                              "WHERE name = 'inval_inode_us_20')"),
+              "1");
+    // Each round's cache walk looked every inode up again: the invalidation took effect.
+    EXPECT_EQ(metric("inval_lookups_20"), "20.0");
+    EXPECT_EQ(metric("inval_lookups_8000"), "8000.0");
+    EXPECT_EQ(metric("inval_notify_errors_8000"), "0.0");
+    // 6.1 speaks FUSE 7.38 (the epoch notify needs 7.44): no epoch figure may exist.
+    EXPECT_EQ(metric("inval_epoch_supported"), "0.0");
+    EXPECT_EQ(metric("fuse_proto_minor"), "38.0");
+    EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM metrics WHERE name LIKE 'inval_epoch_us%'"),
+              "0");
+    EXPECT_NE(result.out.find("NOTIFY_INVAL_*"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("8000 inodes"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("unsupported"), std::string::npos) << result.out;
+    EXPECT_FALSE(any_process_mentions(scratch.dir.string()));
+}

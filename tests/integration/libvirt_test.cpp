@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+// `rig run --backend libvirt` with a real libvirtd: parity with the QEMU backend, panics
+// through lifecycle events, and a run over two hosts that survives losing one.
+#include "rig_binary.hpp"
+
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <sqlite3.h>
+#include <thread>
+#include <unistd.h>
+
+using rig::test::run_rig;
+namespace fs = std::filesystem;
+
+namespace {
+
+const auto k_run_timeout = std::chrono::minutes(20);
+
+struct Scratch {
+    fs::path dir;
+    fs::path db;
+    explicit Scratch(const std::string& name) {
+        dir = fs::path(std::getenv("RIG_BUILD_ROOT") ? std::getenv("RIG_BUILD_ROOT") : "/tmp") /
+              "test-runs" / ("libvirt-" + name);
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        db = dir / "rig.db";
+    }
+};
+
+std::vector<std::string> query(const fs::path& db, const std::string& sql) {
+    sqlite3* handle = nullptr;
+    std::vector<std::string> rows;
+    if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+        sqlite3_close(handle);
+        ADD_FAILURE() << "cannot open " << db;
+        return rows;
+    }
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+        ADD_FAILURE() << sqlite3_errmsg(handle) << ": " << sql;
+    } else {
+        while (sqlite3_step(statement) == SQLITE_ROW) {
+            std::string row;
+            for (int i = 0; i < sqlite3_column_count(statement); ++i) {
+                auto text = sqlite3_column_text(statement, i);
+                row += (i ? "\t" : "") +
+                       std::string(text ? reinterpret_cast<const char*>(text) : "NULL");
+            }
+            rows.push_back(row);
+        }
+    }
+    sqlite3_finalize(statement);
+    sqlite3_close(handle);
+    return rows;
+}
+
+std::string one(const fs::path& db, const std::string& sql) {
+    auto rows = query(db, sql);
+    return rows.empty() ? "" : rows.front();
+}
+
+std::vector<int> processes_mentioning(const std::string& needle) {
+    std::vector<int> pids;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+        if (cmdline.find(needle) != std::string::npos && std::stoi(name) != ::getpid())
+            pids.push_back(std::stoi(name));
+    }
+    return pids;
+}
+
+// scripts/start-libvirtd, as CI runs it: the machine's daemon, or a separate instance
+// whose URI it prints.
+std::string start_libvirtd(const std::vector<std::string>& args = {}) {
+    std::vector<std::string> argv{(rig::test::source_root() / "scripts/start-libvirtd").string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    rig::proc::RunOptions options;
+    options.timeout = std::chrono::minutes(1);
+    auto result = rig::proc::run(argv, options);
+    EXPECT_TRUE(result && result->exit_code == 0)
+        << (result ? result->out + result->err : result.error().message);
+    if (!result)
+        return "";
+    std::string out = result->out;
+    while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+        out.pop_back();
+    return out.substr(out.rfind('\n') + 1);
+}
+
+// Everything a sample records except timings, one row per sample, in cell order.
+const char* const k_record_columns =
+    "c.fs, s.repetition, s.outcome, s.accel, s.kernel_artifact, s.exit_status, "
+    "s.error_count, s.warning_count, s.mount_requested, s.mount_negotiated, "
+    "s.msize_negotiated, s.cache_negotiated, s.qemu_cpu_seconds > 0, s.guest_seconds > 0, "
+    "s.wall_seconds > 0, "
+    "(SELECT group_concat(severity || '|' || source || '|' || signature, ';') FROM "
+    "(SELECT * FROM error_lines WHERE sample_id = s.id ORDER BY id)), "
+    "(SELECT group_concat(name || '|' || unit, ';') FROM "
+    "(SELECT * FROM metrics WHERE sample_id = s.id ORDER BY name))";
+
+std::vector<std::string> records(const fs::path& db) {
+    return query(db, std::string("SELECT ") + k_record_columns +
+                         " FROM samples s JOIN cells c USING (run_id, cell_id) ORDER BY c.fs");
+}
+
+} // namespace
+
+TEST(Libvirt, SameCellsGiveTheSameRecordsOnBothBackends) {
+    start_libvirtd();
+    Scratch qemu("parity-qemu"), libvirt("parity-libvirt");
+    auto direct = run_rig(
+        {"--db", qemu.db, "run", "--backend", "qemu", "tests/data/run/parity.yaml"}, k_run_timeout);
+    ASSERT_EQ(direct.exit_code, 0) << direct.out << direct.err;
+    auto through = run_rig({"--db", libvirt.db, "run", "--backend", "libvirt", "--uri",
+                            "qemu:///system", "tests/data/run/parity.yaml"},
+                           k_run_timeout);
+    ASSERT_EQ(through.exit_code, 0) << through.out << through.err;
+    EXPECT_NE(through.out.find("backend libvirt"), std::string::npos) << through.out;
+
+    auto expected = records(qemu.db), actual = records(libvirt.db);
+    ASSERT_EQ(expected.size(), 2u);
+    EXPECT_EQ(actual, expected);
+    // Not equal by being empty: the records carry what the cells are about.
+    EXPECT_EQ(expected[0].substr(0, expected[0].find('\t', 3)), "9p\t0\tok");
+    EXPECT_NE(expected[0].find("\t512000\tloose\t1\t1\t1\t"), std::string::npos) << expected[0];
+    EXPECT_NE(expected[0].find("warning|workload|parity.c:"), std::string::npos) << expected[0];
+    EXPECT_NE(expected[0].find("warning: parity check"), std::string::npos) << expected[0];
+    EXPECT_NE(expected[1].find("files_built|count"), std::string::npos) << expected[1];
+    // The same table shape on both: header and one row per cell.
+    auto table = [](const std::string& out) { return out.substr(out.find("\ncase")); };
+    EXPECT_EQ(table(through.out).substr(0, table(through.out).find('\n', 1)),
+              table(direct.out).substr(0, table(direct.out).find('\n', 1)));
+    // The domain was transient: nothing of it is left on the daemon or the host.
+    EXPECT_TRUE(processes_mentioning(libvirt.dir.string()).empty());
+    EXPECT_NE(rig::test::read_text(libvirt.dir / "runs/1" /
+                                   one(libvirt.db, "SELECT cell_id FROM cells LIMIT 1") /
+                                   "0/domain.xml")
+                  .find("<on_crash>destroy</on_crash>"),
+              std::string::npos);
+}
+
+TEST(Libvirt, GuestPanicIsAKernelPanicOutcome) {
+    start_libvirtd();
+    Scratch scratch("panic");
+    auto result =
+        run_rig({"--db", scratch.db, "run", "--backend", "libvirt", "tests/data/run/panic.yaml"},
+                k_run_timeout);
+    EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+    EXPECT_EQ(one(scratch.db, "SELECT outcome FROM samples"), "kernel-panic");
+    EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM error_lines WHERE signature LIKE "
+                              "'Kernel panic - not syncing%'"),
+              "1");
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
+}
+
+TEST(Libvirt, TwoHostsFinishEveryCellWhenOneDropsOut) {
+    start_libvirtd();
+    Scratch scratch("hosts");
+    fs::path instance = scratch.dir / "host-b";
+    std::string second = start_libvirtd({"--instance", instance.string()});
+    ASSERT_NE(second.find("socket="), std::string::npos) << second;
+
+    rig::proc::SpawnOptions options;
+    options.cwd = rig::test::source_root();
+    options.stdout_file = scratch.dir / "rig.log";
+    auto rig = rig::proc::Child::spawn({std::getenv("RIG_BINARY"), "--db", scratch.db.string(),
+                                        "run", "--uri", "qemu:///system", "--uri", second,
+                                        "tests/data/run/libvirt-hosts.yaml"},
+                                       options);
+    ASSERT_TRUE(rig) << rig.error().message;
+    // Stop the second daemon while it runs a workload: its sample must move.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+    std::string marker = "on " + second + ": running workload";
+    while (std::chrono::steady_clock::now() < deadline &&
+           rig::test::read_text(scratch.dir / "rig.log").find(marker) == std::string::npos)
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ASSERT_NE(rig::test::read_text(scratch.dir / "rig.log").find(marker), std::string::npos)
+        << rig::test::read_text(scratch.dir / "rig.log");
+    int daemon = std::stoi(rig::test::read_text(instance / "libvirtd.pid"));
+    ASSERT_EQ(::kill(daemon, SIGTERM), 0);
+
+    auto status = (*rig)->wait_for(k_run_timeout);
+    ASSERT_TRUE(status) << "rig did not finish";
+    std::string log = rig::test::read_text(scratch.dir / "rig.log");
+    EXPECT_EQ(*status, 0) << log;
+    EXPECT_NE(log.find("host " + second + " dropped out"), std::string::npos) << log;
+    // Every cell has its sample, all ok, and the run finished.
+    EXPECT_EQ(one(scratch.db, "SELECT count(*), count(DISTINCT cell_id), sum(outcome = 'ok') "
+                              "FROM samples"),
+              "4\t4\t4");
+    EXPECT_EQ(one(scratch.db, "SELECT status FROM runs"), "finished");
+    // The dropped host is marked in the run, with why; the other carried the rest.
+    EXPECT_EQ(
+        one(scratch.db, "SELECT status, reason <> '' FROM run_hosts WHERE uri = '" + second + "'"),
+        "dropped\t1");
+    EXPECT_EQ(one(scratch.db, "SELECT status, samples >= 3 FROM run_hosts WHERE uri = "
+                              "'qemu:///system'"),
+              "up\t1");
+    EXPECT_EQ(one(scratch.db, "SELECT sum(samples) FROM run_hosts"), "4");
+
+    // The stopped daemon's guest outlives it (libvirt keeps QEMU across daemon restarts);
+    // bringing the daemon back lets it reap its autodestroy domain.
+    start_libvirtd({"--instance", instance.string()});
+    auto reaped = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (std::chrono::steady_clock::now() < reaped &&
+           !processes_mentioning(scratch.dir.string() + "/runs").empty())
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string() + "/runs").empty());
+    int restarted = std::stoi(rig::test::read_text(instance / "libvirtd.pid"));
+    ::kill(restarted, SIGTERM);
+    if (fs::exists(instance / "virtlogd.pid"))
+        ::kill(std::stoi(rig::test::read_text(instance / "virtlogd.pid")), SIGTERM);
+}
+
+TEST(Libvirt, DoctorNamesTheShareOwnershipTrap) {
+    auto result = run_rig({"doctor"});
+    EXPECT_TRUE(result.exit_code == 0 || result.exit_code == 3) << result.exit_code;
+    EXPECT_NE(result.out.find("libvirt shares"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("a root-owned 0755 share is read-only to it"), std::string::npos)
+        << result.out;
+}

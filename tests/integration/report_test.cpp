@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+// `rig report` on a database written through rig::store (golden files for every format,
+// filters, comparisons, errors), its HTML rendered by headless Chromium, and a report
+// over a database that a real `rig run` on QEMU produced.
+#include "golden.hpp"
+#include "report_fixture.hpp"
+#include "rig_binary.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+using rig::test::run_rig;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+    const char* build = std::getenv("RIG_BUILD_ROOT");
+    fs::path dir = fs::path(build ? build : "/tmp") / "test-report" / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+// Built once per test program: every golden test reads the same database.
+const fs::path& fixture_db() {
+    static const fs::path db = [] {
+        fs::path path = scratch("fixture") / "rig.db";
+        rig::test::build_report_fixture(path);
+        return path;
+    }();
+    return db;
+}
+
+std::string report(std::vector<std::string> args, int expected_exit = 0) {
+    args.insert(args.begin(), {"--db", fixture_db().string(), "report"});
+    auto result = run_rig(args);
+    EXPECT_EQ(result.exit_code, expected_exit) << result.out << result.err;
+    return expected_exit == 0 ? result.out : result.err;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+size_t count_of(const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+        ++n;
+    return n;
+}
+
+} // namespace
+
+TEST(ReportGolden, Text) {
+    rig::test::expect_golden(report({"--run", "1"}), "report-quickstart.txt");
+}
+
+TEST(ReportGolden, Markdown) {
+    rig::test::expect_golden(report({"--run", "1", "--format", "markdown"}),
+                             "report-quickstart.md");
+}
+
+TEST(ReportGolden, Csv) {
+    rig::test::expect_golden(
+        report({"--run", "1", "--format", "csv", "--baseline", "kernel=deb-6.1"}),
+        "report-baseline.csv");
+}
+
+TEST(ReportGolden, Json) {
+    rig::test::expect_golden(
+        report({"--run", "1", "--format", "json", "--baseline", "kernel=deb-6.1"}),
+        "report-baseline.json");
+}
+
+TEST(ReportGolden, BaselineText) {
+    rig::test::expect_golden(report({"--run", "1", "--baseline", "kernel=deb-6.1"}),
+                             "report-baseline.txt");
+}
+
+TEST(ReportGolden, PivotWithBaseline) {
+    rig::test::expect_golden(report({"--run", "1", "--rows", "cache,msize", "--cols", "kernel",
+                                     "--baseline", "kernel=deb-6.1", "--test", "mann-whitney"}),
+                             "report-pivot.txt");
+}
+
+TEST(ReportGolden, Errors) {
+    rig::test::expect_golden(report({"--run", "1", "--errors"}), "report-errors.txt");
+    rig::test::expect_golden(report({"--run", "1", "--errors", "--format", "markdown"}),
+                             "report-errors.md");
+}
+
+TEST(ReportGolden, Html) {
+    fs::path out = scratch("golden-html") / "report.html";
+    report({"--run", "1", "--baseline", "kernel=deb-6.1", "--format", "html", "-o", out.string()});
+    rig::test::expect_golden(rig::test::read_text(out), "report-quickstart.html");
+}
+
+TEST(Report, BaselineMarksOnlyTheRealDifferences) {
+    auto json = nlohmann::json::parse(
+        report({"--run", "1", "--format", "json", "--baseline", "kernel=deb-6.1"}));
+    ASSERT_EQ(json["cells"].size(), 8u);
+    for (const auto& cell : json["cells"]) {
+        if (cell["kernel"] == "deb-6.1") {
+            EXPECT_EQ(cell["comparison"], "base");
+            continue;
+        }
+        // The fixture slows deb-6.12 down by 3 s with cache=loose only.
+        const bool loose = cell["params"]["cache"] == "loose";
+        EXPECT_EQ(cell["comparison"]["significant"], loose) << cell.dump();
+        EXPECT_EQ(cell["comparison"]["gain_percent"].get<double>() < -20, loose) << cell.dump();
+        EXPECT_EQ(cell["duration_s"]["n"], 5);
+    }
+}
+
+TEST(Report, DefaultsToTheNewestRunAndFilters) {
+    auto newest = report({});
+    EXPECT_TRUE(contains(newest, "run 2 (interrupted")) << newest;
+    EXPECT_TRUE(contains(newest, "B)")) << newest;
+    EXPECT_FALSE(contains(newest, "C)")) << newest;
+
+    auto both = report({"--run", "1", "--run", "2", "--format", "csv"});
+    EXPECT_EQ(count_of(both, "\n"), 1u + 8u + 2u) << both;
+
+    auto loose_612 =
+        report({"--run", "1", "--kernel", "deb-6.12", "--where", "cache=loose", "--format", "csv"});
+    EXPECT_EQ(count_of(loose_612, "\n"), 3u) << loose_612;
+    EXPECT_EQ(count_of(loose_612, ",deb-6.12,"), 2u) << loose_612;
+
+    auto either = report({"--run", "1", "--where", "msize=8192", "--where", "msize=512000",
+                          "--where", "cache=none", "--format", "csv"});
+    EXPECT_EQ(count_of(either, "\n"), 5u) << either;
+
+    std::string id =
+        nlohmann::json::parse(report({"--run", "1", "--format", "json"}))["cells"][3]["cell"];
+    auto one = report({"--run", "1", "--cell", id.substr(0, 6), "--format", "csv"});
+    EXPECT_EQ(count_of(one, "\n"), 2u) << one;
+    EXPECT_TRUE(contains(one, id)) << one;
+}
+
+TEST(Report, BadInputIsAClearUsageError) {
+    EXPECT_TRUE(contains(report({"--where", "colour=red"}, 2), "unknown key 'colour'"));
+    EXPECT_TRUE(contains(report({"--run", "99"}, 2), "no run 99"));
+    EXPECT_TRUE(contains(report({"--kernel", "deb-9.9"}, 2), "no cell"));
+    EXPECT_TRUE(contains(report({"--run", "1", "--baseline", "kernel=deb-9.9"}, 2),
+                         "no selected cell has kernel deb-9.9"));
+    EXPECT_TRUE(contains(report({"--run", "1", "--baseline", "kernel"}, 2), "KEY=VALUE"));
+    EXPECT_TRUE(contains(report({"--run", "1", "--cols", "kernel"}, 2), "differ in"));
+    EXPECT_TRUE(contains(report({"--run", "1", "--rows", "nope"}, 2), "unknown key 'nope'"));
+
+    fs::path missing = scratch("missing") / "none.db";
+    auto result = run_rig({"--db", missing.string(), "report"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_TRUE(contains(result.err, "no results database")) << result.err;
+    EXPECT_FALSE(fs::exists(missing)) << "a report must not create a database";
+}
+
+// Chromium parses the page, lays it out and serializes the DOM it built: the table rows
+// and SVG elements must be there, and a screenshot of the page must not be blank.
+TEST(ReportHtml, RendersInHeadlessChromium) {
+    auto chromium = rig::proc::find_program("chromium");
+    ASSERT_TRUE(chromium) << "chromium is installed by scripts/install-deps";
+    fs::path dir = scratch("chromium");
+    fs::path page = dir / "report.html";
+    report({"--run", "1", "--baseline", "kernel=deb-6.1", "--format", "html", "-o", page.string()});
+    std::vector<std::string> common{chromium->string(),
+                                    "--headless",
+                                    "--no-sandbox",
+                                    "--disable-gpu",
+                                    "--disable-dev-shm-usage",
+                                    "--disable-background-networking",
+                                    "--disable-component-update",
+                                    "--disable-sync",
+                                    "--no-first-run",
+                                    "--user-data-dir=" + (dir / "profile").string()};
+    rig::proc::RunOptions options;
+    options.timeout = std::chrono::minutes(2);
+    options.env["HOME"] = dir.string();
+
+    auto dump = common;
+    dump.insert(dump.end(), {"--dump-dom", "file://" + page.string()});
+    auto dom = rig::proc::run(dump, options);
+    ASSERT_TRUE(dom) << dom.error().message;
+    ASSERT_EQ(dom->exit_code, 0) << dom->err;
+    const std::string& html = dom->out;
+    for (const char* label : {"A", "B", "C", "D", "E", "F", "G", "H"})
+        EXPECT_TRUE(contains(html, std::string("<tr data-case=\"") + label + "\">")) << label;
+    EXPECT_EQ(count_of(html, "<svg "), 3u);
+    for (const char* chart : {"chart-duration", "chart-cpu", "chart-errors"})
+        EXPECT_TRUE(contains(html, std::string("id=\"") + chart + "\"")) << chart;
+    // One median dot per cell, and whiskers; significance marks survive escaping.
+    EXPECT_EQ(count_of(html, "<circle class=\"median\""), 8u);
+    EXPECT_EQ(count_of(html, "<line class=\"whisker\""), 8u);
+    EXPECT_TRUE(std::regex_search(html, std::regex(R"(<td class="num">\*\s+-\d+\.\d\d%\*</td>)")))
+        << "a significant gain marked *...%*";
+    EXPECT_TRUE(contains(html, "Bad file descriptor"));
+    EXPECT_TRUE(contains(html, "class=\"signature-group error\""));
+
+    auto shot = common;
+    fs::path png = dir / "report.png";
+    shot.insert(shot.end(), {"--screenshot=" + png.string(), "--window-size=1400,1600",
+                             "--hide-scrollbars", "file://" + page.string()});
+    auto screenshot = rig::proc::run(shot, options);
+    ASSERT_TRUE(screenshot) << screenshot.error().message;
+    ASSERT_EQ(screenshot->exit_code, 0) << screenshot->err;
+    ASSERT_TRUE(fs::exists(png));
+    std::string bytes = rig::test::read_text(png);
+    ASSERT_GT(bytes.size(), 24u);
+    EXPECT_EQ(bytes.substr(1, 3), "PNG");
+    auto be32 = [&](size_t at) {
+        return (static_cast<uint32_t>(static_cast<unsigned char>(bytes[at])) << 24) |
+               (static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 1])) << 16) |
+               (static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 2])) << 8) |
+               static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 3]));
+    };
+    EXPECT_EQ(be32(16), 1400u);
+    EXPECT_EQ(be32(20), 1600u);
+    // A blank white page compresses to a few KiB; charts, tables and text do not.
+    EXPECT_GT(bytes.size(), 40u * 1024) << "the screenshot looks blank";
+}
+
+// The only test here that boots guests: one real `rig run`, then every view of it.
+TEST(ReportOfRealRun, ReadsLikeSeed004) {
+    fs::path dir = scratch("real-run");
+    fs::path db = dir / "rig.db";
+    auto run =
+        run_rig({"--db", db.string(), "run", "tests/data/run/ok.yaml"}, std::chrono::minutes(15));
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+
+    auto text = run_rig({"--db", db.string(), "report"});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_TRUE(contains(text.out, "run-ok, run 1 (finished")) << text.out;
+    EXPECT_TRUE(std::regex_search(
+        text.out, std::regex(R"(A\)\s+deb-6\.1\s+debian\s+9p\s+4186112→512000\s+loose\s+)"
+                             R"(\d+\.\ds\s+-\s+1\s+~\d+%\s+none\s+1 ok)")))
+        << text.out;
+    EXPECT_TRUE(std::regex_search(
+        text.out, std::regex(R"(B\)\s+deb-6\.1\s+debian\s+virtiofs\s+-\s+auto\s+\d+\.\ds)")))
+        << text.out;
+    // The table `rig run` printed comes from the same renderer.
+    auto table_start = text.out.find("case");
+    ASSERT_NE(table_start, std::string::npos);
+    EXPECT_TRUE(contains(run.out, text.out.substr(table_start))) << run.out;
+
+    auto json = run_rig({"--db", db.string(), "report", "--format", "json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    auto parsed = nlohmann::json::parse(json.out);
+    ASSERT_EQ(parsed["cells"].size(), 2u);
+    EXPECT_EQ(parsed["cells"][0]["msize"]["negotiated"], 512000);
+    EXPECT_GT(parsed["cells"][0]["duration_s"]["median"].get<double>(), 0);
+    EXPECT_GT(parsed["cells"][1]["host_cpu_percent"]["median"].get<double>(), 0);
+
+    auto errors = run_rig({"--db", db.string(), "report", "--errors"});
+    EXPECT_EQ(errors.exit_code, 0) << errors.err;
+    EXPECT_TRUE(contains(errors.out, "no error or warning lines")) << errors.out;
+
+    auto compared = run_rig({"--db", db.string(), "report", "--baseline", "fs=9p"});
+    EXPECT_EQ(compared.exit_code, 0) << compared.err;
+    EXPECT_TRUE(contains(compared.out, "vs fs=9p")) << compared.out;
+}

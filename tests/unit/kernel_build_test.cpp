@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+// Git kernel builds against a stand-in kernel tree (tests/data/kernel/fake-tree) in a real
+// git repository: cache keys and hits, patches, config checks, failures, the store, gc.
+#include "kernel/build.hpp"
+#include "proc/process.hpp"
+#include "store/store.hpp"
+#include "temp_dir.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+namespace rig::kernel {
+namespace {
+
+using rig::test::TempDir;
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& path) {
+    std::ifstream in(path);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+void write(const fs::path& path, const std::string& text) {
+    std::ofstream(path, std::ios::trunc) << text;
+}
+
+std::string git(const fs::path& repo, std::vector<std::string> args) {
+    std::vector<std::string> argv{"git",         "-C", repo.string(),   "-c",
+                                  "user.name=t", "-c", "user.email=t@t"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto result = proc::run(argv);
+    EXPECT_TRUE(result && result->exit_code == 0)
+        << (result ? result->err : result.error().message);
+    return result ? result->out : "";
+}
+
+class KernelBuild : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_repo = m_dir.path() / "linux";
+        m_cache = m_dir.path() / "cache";
+        fs::path fake = fs::path(std::getenv("RIG_TEST_DATA")) / "kernel" / "fake-tree";
+        fs::create_directories(m_repo);
+        fs::copy(fake, m_repo, fs::copy_options::recursive);
+        git(m_repo, {"init", "-q", "-b", "main"});
+        git(m_repo, {"add", "-A"});
+        git(m_repo, {"commit", "-q", "-m", "base"});
+        git(m_repo, {"tag", "v1"});
+        auto db = store::Database::open(m_dir.path() / "rig.db");
+        ASSERT_TRUE(db) << db.error().message;
+        m_db = std::move(*db);
+    }
+
+    GitRequest request(const std::string& ref = "v1") const {
+        GitRequest request;
+        request.repo = m_repo;
+        request.ref = ref;
+        request.fragments = {"base", "release"};
+        return request;
+    }
+
+    BuildSettings settings() {
+        BuildSettings settings;
+        settings.cache = m_cache;
+        settings.jobs = 1;
+        settings.progress = [this](const BuildProgress& progress) {
+            m_phases.push_back(progress.phase);
+            m_objects = std::max(m_objects, progress.objects);
+        };
+        return settings;
+    }
+
+    BuildResult build(const GitRequest& request) {
+        auto result = build_git(request, settings());
+        EXPECT_TRUE(result) << result.error().message;
+        if (!result)
+            return {};
+        auto recorded = record_build(*m_db, *result, "fake");
+        EXPECT_TRUE(recorded) << recorded.error().message;
+        return *result;
+    }
+
+    // How many times make built bzImage in the build folder of `result`'s config.
+    size_t make_runs(const BuildResult& result) const {
+        for (const auto& repo : fs::directory_iterator(m_cache / "git"))
+            if (fs::exists(repo.path() / ("build-" + result.config_hash) / "builds"))
+                return util_count(read(repo.path() / ("build-" + result.config_hash) / "builds"));
+        return 0;
+    }
+    static size_t util_count(const std::string& text) {
+        return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+    }
+
+    std::string commit_change(const std::string& text, const std::string& message) {
+        write(m_repo / "main.c", text);
+        git(m_repo, {"commit", "-q", "-am", message});
+        std::string sha = git(m_repo, {"rev-parse", "HEAD"});
+        return sha.substr(0, sha.find('\n'));
+    }
+
+    TempDir m_dir;
+    fs::path m_repo;
+    fs::path m_cache;
+    std::unique_ptr<store::Database> m_db;
+    std::vector<std::string> m_phases;
+    size_t m_objects = 0;
+};
+
+TEST_F(KernelBuild, BuildsThenASecondRequestIsACacheHitWithNoMakeRun) {
+    BuildResult first = build(request());
+    ASSERT_EQ(first.outcome, BuildOutcome::ok) << first.error_lines;
+    EXPECT_FALSE(first.cache_hit);
+    ASSERT_TRUE(first.artifact);
+    EXPECT_EQ(first.artifact->release, "6.1.0-fake");
+    EXPECT_TRUE(fs::exists(first.artifact->image));
+    EXPECT_TRUE(first.artifact->modules_dir.empty());
+    EXPECT_EQ(first.commit.size(), 40u);
+    EXPECT_EQ(make_runs(first), 1u);
+    EXPECT_EQ(m_objects, 3u) << "CC, CC and LD lines";
+    EXPECT_NE(std::find(m_phases.begin(), m_phases.end(), "configuring"), m_phases.end());
+    EXPECT_NE(read(first.log).find("rig: ok after"), std::string::npos);
+
+    BuildResult second = build(request());
+    EXPECT_TRUE(second.cache_hit);
+    EXPECT_EQ(second.outcome, BuildOutcome::ok);
+    EXPECT_EQ(second.cache_key, first.cache_key);
+    EXPECT_EQ(second.seconds, 0);
+    ASSERT_TRUE(second.artifact);
+    EXPECT_EQ(second.artifact->id, first.artifact->id);
+    EXPECT_EQ(make_runs(first), 1u) << "a cache hit must not run make";
+
+    auto builds = m_db->kernel_builds();
+    ASSERT_TRUE(builds);
+    ASSERT_EQ(builds->size(), 1u) << "a cache hit is not a build";
+    EXPECT_EQ((*builds)[0].outcome, "ok");
+    EXPECT_EQ((*builds)[0].commit, first.commit);
+    EXPECT_EQ((*builds)[0].config_hash, first.config_hash);
+    EXPECT_FALSE((*builds)[0].compiler.empty());
+    EXPECT_TRUE((*builds)[0].artifact_id);
+    auto artifact = m_db->find_kernel_artifact(first.cache_key);
+    ASSERT_TRUE(artifact && *artifact);
+    EXPECT_EQ((**artifact).commit, first.commit);
+    EXPECT_EQ((**artifact).source, core::KernelSource::git);
+}
+
+TEST_F(KernelBuild, NextCommitReusesTheBuildFolderAndNeverTouchesTheUsersTree) {
+    BuildResult first = build(request());
+    std::string sha = commit_change("int main(void) { return 1; }\n", "change");
+    BuildResult second = build(request(sha));
+    ASSERT_EQ(second.outcome, BuildOutcome::ok);
+    EXPECT_FALSE(second.cache_hit);
+    EXPECT_EQ(second.commit, sha);
+    EXPECT_EQ(second.config_hash, first.config_hash);
+    EXPECT_NE(second.cache_key, first.cache_key);
+    EXPECT_EQ(make_runs(first), 2u) << "same config, same build folder";
+    // The user's checkout stays where it was, without build output.
+    EXPECT_EQ(git(m_repo, {"status", "--porcelain"}), "");
+    EXPECT_FALSE(fs::exists(m_repo / ".config"));
+}
+
+TEST_F(KernelBuild, OtherFragmentsGetAnotherBuildFolderAndKey) {
+    BuildResult release = build(request());
+    GitRequest debug = request();
+    debug.fragments = {"base", "debug"};
+    BuildResult built = build(debug);
+    ASSERT_EQ(built.outcome, BuildOutcome::ok);
+    EXPECT_NE(built.config_hash, release.config_hash);
+    EXPECT_NE(built.cache_key, release.cache_key);
+    EXPECT_EQ(make_runs(release), 1u);
+    EXPECT_EQ(make_runs(built), 1u);
+}
+
+TEST_F(KernelBuild, SyntaxErrorIsBuildFailedWithTheCompilerLine) {
+    std::string sha = commit_change("int main(void) { SYNTAX }\n", "broken");
+    BuildResult result = build(request(sha));
+    EXPECT_EQ(result.outcome, BuildOutcome::build_failed);
+    EXPECT_FALSE(result.artifact);
+    EXPECT_EQ(result.error_lines, "main.c:3:1: error: expected declaration before }");
+    auto builds = m_db->kernel_builds();
+    ASSERT_TRUE(builds);
+    ASSERT_EQ(builds->size(), 1u);
+    EXPECT_EQ((*builds)[0].outcome, "build-failed");
+    EXPECT_EQ((*builds)[0].error_lines, result.error_lines);
+    EXPECT_FALSE((*builds)[0].artifact_id);
+    EXPECT_TRUE(fs::exists((*builds)[0].log_path));
+}
+
+TEST_F(KernelBuild, MissingOptionIsConfigErrorNamingIt) {
+    GitRequest asked = request();
+    asked.options = {{"CONFIG_FAKE_UNKNOWN", "y"}};
+    BuildResult result = build(asked);
+    EXPECT_EQ(result.outcome, BuildOutcome::config_error);
+    EXPECT_NE(result.error_lines.find("CONFIG_FAKE_UNKNOWN=y requested"), std::string::npos)
+        << result.error_lines;
+    EXPECT_EQ(make_runs(result), 0u);
+}
+
+TEST_F(KernelBuild, ModuleOptionsInstallModules) {
+    GitRequest asked = request();
+    asked.options = {{"CONFIG_FAKE_FS", "m"}};
+    BuildResult result = build(asked);
+    ASSERT_EQ(result.outcome, BuildOutcome::ok) << result.error_lines;
+    ASSERT_TRUE(result.artifact);
+    EXPECT_TRUE(fs::exists(result.artifact->modules_dir / "modules.dep"));
+    EXPECT_FALSE(fs::exists(result.artifact->modules_dir / "build"));
+}
+
+TEST_F(KernelBuild, PatchesApplyInRigsCloneAndArePartOfTheKey) {
+    BuildResult plain = build(request());
+    // A patch made in a scratch clone, applied by rig on top of v1.
+    fs::path scratch = m_dir.path() / "scratch";
+    git(m_dir.path(), {"clone", "-q", m_repo.string(), scratch.string()});
+    write(scratch / "main.c", "int main(void) { return 2; }\n");
+    git(scratch, {"commit", "-q", "-am", "9p: patched"});
+    git(scratch, {"format-patch", "-q", "-1", "-o", (m_dir.path() / "patches").string()});
+    fs::path patch = *fs::directory_iterator(m_dir.path() / "patches");
+    GitRequest patched = request();
+    patched.patches = {patch};
+    BuildResult result = build(patched);
+    ASSERT_EQ(result.outcome, BuildOutcome::ok) << result.error_lines;
+    EXPECT_NE(result.cache_key, plain.cache_key);
+    EXPECT_EQ(result.commit, plain.commit) << "the commit is the ref's; the patch adds to the key";
+    EXPECT_NE(read(result.artifact->image).find("return 2"), std::string::npos);
+    EXPECT_EQ(git(m_repo, {"log", "--format=%s"}), "base\n")
+        << "the user's repository is untouched";
+    // Again: a cache hit; and the unpatched kernel is still the unpatched one.
+    EXPECT_TRUE(build(patched).cache_hit);
+    EXPECT_EQ(read(build(request()).artifact->image).find("return 2"), std::string::npos);
+}
+
+TEST_F(KernelBuild, PatchThatDoesNotApplyIsConfigErrorNamingIt) {
+    fs::path patch = m_dir.path() / "0001-bad.patch";
+    write(patch, "From 1 Mon Sep 17 00:00:00 2001\nFrom: t <t@t>\nSubject: [PATCH] bad\n\n---\n"
+                 "diff --git a/main.c b/main.c\n--- a/main.c\n+++ b/main.c\n@@ -1 +1 @@\n"
+                 "-no such line\n+int x;\n");
+    GitRequest asked = request();
+    asked.patches = {patch};
+    BuildResult result = build(asked);
+    EXPECT_EQ(result.outcome, BuildOutcome::config_error);
+    EXPECT_NE(result.error_lines.find("0001-bad.patch does not apply"), std::string::npos)
+        << result.error_lines;
+    // The clone is usable again afterwards.
+    EXPECT_EQ(build(request()).outcome, BuildOutcome::ok);
+}
+
+TEST_F(KernelBuild, BadRequestsAreConfigErrors) {
+    GitRequest no_repo = request();
+    no_repo.repo = m_dir.path() / "nowhere";
+    auto result = build_git(no_repo, settings());
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().kind, ErrorKind::config);
+    EXPECT_NE(result.error().message.find("nowhere"), std::string::npos);
+
+    result = build_git(request("v9.9"), settings());
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().kind, ErrorKind::config);
+    EXPECT_NE(result.error().message.find("'v9.9'"), std::string::npos);
+
+    GitRequest no_patch = request();
+    no_patch.patches = {m_dir.path() / "missing.patch"};
+    result = build_git(no_patch, settings());
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("missing.patch"), std::string::npos);
+
+    GitRequest no_fragment = request();
+    no_fragment.fragments = {"base", "nosuch"};
+    result = build_git(no_fragment, settings());
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("'nosuch'"), std::string::npos);
+}
+
+TEST_F(KernelBuild, GcRemovesUnusedArtifactsAndBuildFolders) {
+    BuildResult first = build(request());
+    auto kept = collect_garbage(m_cache, *m_db, std::chrono::hours(24));
+    ASSERT_TRUE(kept);
+    EXPECT_EQ(kept->artifacts_removed, 0u);
+    EXPECT_TRUE(build(request()).cache_hit);
+
+    auto removed = collect_garbage(m_cache, *m_db, std::chrono::hours(0));
+    ASSERT_TRUE(removed);
+    EXPECT_EQ(removed->artifacts_removed, 1u);
+    EXPECT_EQ(removed->build_dirs_removed, 1u);
+    EXPECT_GT(removed->bytes_freed, 0u);
+    EXPECT_FALSE(fs::exists(first.artifact->image));
+    auto artifact = m_db->find_kernel_artifact(first.cache_key);
+    ASSERT_TRUE(artifact);
+    EXPECT_FALSE(*artifact);
+    BuildResult again = build(request());
+    EXPECT_FALSE(again.cache_hit);
+    EXPECT_EQ(again.outcome, BuildOutcome::ok);
+}
+
+TEST(KernelBuildText, ObjectLinesAndFirstErrors) {
+    EXPECT_TRUE(is_object_line("  CC      fs/9p/vfs_inode.o"));
+    EXPECT_TRUE(is_object_line("  CC [M]  fs/9p/9p.o"));
+    EXPECT_TRUE(is_object_line("  LD      vmlinux"));
+    EXPECT_FALSE(is_object_line("  GEN     Makefile"));
+    EXPECT_FALSE(is_object_line("CC fs/x.o"));
+    EXPECT_FALSE(is_object_line("  CC"));
+    std::string log = "  CC      a.o\n../fs/9p/v9fs.c: In function 'x':\n"
+                      "../fs/9p/v9fs.c:12:1: error: expected ';' before '}' token\n"
+                      "make[3]: *** [scripts/Makefile.build:250: fs/9p/v9fs.o] Error 1\n";
+    EXPECT_EQ(first_errors(log), "../fs/9p/v9fs.c:12:1: error: expected ';' before '}' token");
+    EXPECT_EQ(first_errors("make: *** No rule to make target 'bzImage'.  Stop.\n"),
+              "make: *** No rule to make target 'bzImage'.  Stop.");
+    EXPECT_EQ(first_errors("a\nb\n", 8), "a\nb\n");
+}
+
+TEST(KernelBuildText, RequestPathsAreRelativeToTheScenario) {
+    core::Kernel kernel;
+    kernel.repo = "../linux";
+    kernel.ref = "v6.1";
+    kernel.patches = {"patches/a.patch", "/abs/b.patch"};
+    kernel.options = {{"CONFIG_X", "y"}};
+    GitRequest request = git_request(kernel, {"base", "debug"}, "/s/scenarios");
+    EXPECT_EQ(request.repo, fs::path("/s/linux"));
+    EXPECT_EQ(request.patches[0], fs::path("/s/scenarios/patches/a.patch"));
+    EXPECT_EQ(request.patches[1], fs::path("/abs/b.patch"));
+    EXPECT_EQ(request.fragments, (std::vector<std::string>{"base", "debug"}));
+    EXPECT_EQ(request.fragment_dirs[0], fs::path("/s/scenarios"));
+}
+
+} // namespace
+} // namespace rig::kernel

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// Tests of report/load and the store queries behind it: selection of runs and cells,
+// filters, sample summaries and error signatures with their first occurrence.
+#include "report/load.hpp"
+#include "temp_dir.hpp"
+
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace rig;
+
+namespace {
+
+core::Cell make(const std::string& id, const std::string& kernel, const std::string& cache) {
+    core::Cell cell;
+    cell.id = id;
+    cell.kernel_name = kernel;
+    cell.config = "debian";
+    cell.params = {{"fs", "9p"}, {"msize", "4186112"}, {"cache", cache}};
+    cell.canonical = id;
+    return cell;
+}
+
+core::Sample sample(const std::string& cell, int repetition, double seconds) {
+    core::Sample s;
+    s.cell_id = cell;
+    s.repetition = repetition;
+    s.outcome = core::Outcome::ok;
+    s.guest_seconds = seconds;
+    s.wall_seconds = seconds;
+    s.host_cpu_percent = 50;
+    s.msize_negotiated = 512000;
+    s.cache_negotiated = "loose";
+    return s;
+}
+
+class Load : public ::testing::Test {
+protected:
+    void SetUp() override {
+        auto opened = store::Database::open(m_dir.path() / "rig.db");
+        ASSERT_TRUE(opened) << opened.error().message;
+        m_db = std::move(*opened);
+        store::RunInfo run;
+        run.scenario_name = "s";
+        m_run = *m_db->begin_run(run);
+        ASSERT_TRUE(m_db->add_cells(m_run, {make("aaaa00000001", "old", "loose"),
+                                            make("bbbb00000002", "new", "loose"),
+                                            make("cccc00000003", "new", "mmap")}));
+        ASSERT_TRUE(m_db->add_sample(m_run, sample("aaaa00000001", 0, 10)));
+        ASSERT_TRUE(m_db->add_sample(m_run, sample("aaaa00000001", 1, 12)));
+        auto failing = sample("bbbb00000002", 0, 0);
+        failing.outcome = core::Outcome::workload_failed;
+        failing.error_count = 3;
+        failing.lines = {
+            {core::Severity::error, "workload", "x.c:1: error: EBADF 7", "x.c:N: error: EBADF N"},
+            {core::Severity::error, "workload", "x.c:2: error: EBADF 8", "x.c:N: error: EBADF N"},
+            {core::Severity::warning, "console", "[ 1.0] 9pnet: odd", "9pnet: odd"}};
+        failing.evidence = "one\ntwo\nthree\nx.c:1: error: EBADF 7\nfour\n";
+        ASSERT_TRUE(m_db->add_sample(m_run, failing));
+        auto second = sample("bbbb00000002", 1, 20);
+        second.outcome = core::Outcome::errors;
+        second.error_count = 1;
+        second.lines = {
+            {core::Severity::error, "console", "x.c:9: error: EBADF 1", "x.c:N: error: EBADF N"}};
+        ASSERT_TRUE(m_db->add_sample(m_run, second));
+        // A second run, which must not leak into the first one's report.
+        m_other = *m_db->begin_run(run);
+        ASSERT_TRUE(m_db->add_cells(m_other, {make("aaaa00000001", "old", "loose")}));
+        ASSERT_TRUE(m_db->add_sample(m_other, sample("aaaa00000001", 0, 99)));
+    }
+
+    test::TempDir m_dir;
+    std::unique_ptr<store::Database> m_db;
+    int64_t m_run = 0;
+    int64_t m_other = 0;
+};
+
+} // namespace
+
+TEST_F(Load, SampleFactsOfSeveralRuns) {
+    std::vector<store::SampleFacts> facts;
+    auto collect = [&](const store::SampleFacts& one) { facts.push_back(one); };
+    ASSERT_TRUE(m_db->sample_facts({m_run, m_other}, collect));
+    EXPECT_EQ(facts.size(), 5u);
+    facts.clear();
+    ASSERT_TRUE(m_db->sample_facts({m_other}, collect));
+    ASSERT_EQ(facts.size(), 1u);
+    EXPECT_EQ(facts.front().guest_seconds, 99);
+    EXPECT_EQ(facts.front().msize_negotiated, 512000u);
+    EXPECT_EQ(facts.front().outcome, core::Outcome::ok);
+    EXPECT_EQ(facts.front().cell_id, "aaaa00000001");
+}
+
+TEST_F(Load, SignatureCountsWithFirstOccurrence) {
+    auto counts = m_db->signature_counts({m_run});
+    ASSERT_TRUE(counts) << counts.error().message;
+    ASSERT_EQ(counts->size(), 2u);
+    const auto& ebadf = (*counts)[0];
+    EXPECT_EQ(ebadf.cell_id, "bbbb00000002");
+    EXPECT_EQ(ebadf.signature, "x.c:N: error: EBADF N");
+    EXPECT_EQ(ebadf.lines, 3);
+    EXPECT_EQ(ebadf.samples, 2);
+    EXPECT_EQ(ebadf.line, "x.c:1: error: EBADF 7");
+    EXPECT_EQ(ebadf.repetition, 0);
+    EXPECT_EQ(ebadf.source, "workload");
+    EXPECT_EQ((*counts)[1].severity, core::Severity::warning);
+    EXPECT_TRUE(m_db->signature_counts({m_other})->empty());
+}
+
+TEST_F(Load, DefaultIsTheNewestRun) {
+    auto data = report::load(*m_db, {});
+    ASSERT_TRUE(data) << data.error().message;
+    ASSERT_EQ(data->runs.size(), 1u);
+    EXPECT_EQ(data->runs[0].id, m_other);
+    ASSERT_EQ(data->cells.size(), 1u);
+    EXPECT_EQ(data->cells[0].duration.median, 99);
+}
+
+TEST_F(Load, SummariesAndSignatures) {
+    report::Selection selection;
+    selection.runs = {m_run};
+    selection.signatures = report::Signatures::load;
+    auto data = report::load(*m_db, selection);
+    ASSERT_TRUE(data) << data.error().message;
+    ASSERT_EQ(data->cells.size(), 3u);
+    const auto& old = data->cells[0];
+    EXPECT_EQ(old.samples, 2u);
+    EXPECT_EQ(old.duration.n, 2u);
+    EXPECT_DOUBLE_EQ(old.duration.median, 11);
+    EXPECT_EQ(old.msize_negotiated, 512000u);
+    EXPECT_TRUE(old.cache_negotiated.empty()) << "loose was asked for and granted";
+    const auto& broken = data->cells[1];
+    EXPECT_EQ(broken.samples, 2u);
+    EXPECT_EQ(broken.duration.n, 1u) << "a failed compile has no duration";
+    EXPECT_EQ(broken.errors, 4);
+    EXPECT_EQ(broken.samples_with_errors, 2);
+    EXPECT_EQ(broken.outcomes.at("workload-failed"), 1);
+    EXPECT_EQ(data->cells[2].samples, 0u);
+
+    ASSERT_EQ(data->signatures.size(), 2u);
+    const auto& group = data->signatures[0];
+    EXPECT_EQ(group.severity, core::Severity::error);
+    EXPECT_EQ(group.lines, 3);
+    ASSERT_EQ(group.cells.size(), 1u);
+    EXPECT_EQ(group.cells[0].cell, 1u);
+    // Two lines before, three after, the line itself marked.
+    EXPECT_EQ(group.cells[0].excerpt, "  two\n  three\n> x.c:1: error: EBADF 7\n  four\n");
+    // No evidence and no log on disk: the line alone.
+    EXPECT_EQ(data->signatures[1].cells[0].excerpt, "> [ 1.0] 9pnet: odd\n");
+}
+
+TEST_F(Load, ExcerptFromTheConsoleLogOnDisk) {
+    auto log_dir = m_dir.path() / "runs" / std::to_string(m_run) / "bbbb00000002" / "0";
+    std::filesystem::create_directories(log_dir);
+    std::ofstream(log_dir / "console.log") << "boot\n[ 1.0] 9pnet: odd\nmore\n";
+    report::Selection selection;
+    selection.runs = {m_run};
+    selection.signatures = report::Signatures::load;
+    selection.results_dir = m_dir.path();
+    auto data = report::load(*m_db, selection);
+    ASSERT_TRUE(data);
+    EXPECT_EQ(data->signatures[1].cells[0].excerpt, "  boot\n> [ 1.0] 9pnet: odd\n  more\n");
+}
+
+TEST_F(Load, Filters) {
+    report::Selection selection;
+    selection.runs = {m_run, m_other};
+    selection.where = {{"kernel", "new"}};
+    auto data = report::load(*m_db, selection);
+    ASSERT_TRUE(data);
+    EXPECT_EQ(data->cells.size(), 2u);
+
+    selection.where = {{"kernel", "new"}, {"cache", "mmap"}};
+    EXPECT_EQ(report::load(*m_db, selection)->cells.size(), 1u);
+    selection.where = {{"cache", "mmap"}, {"cache", "loose"}, {"run", std::to_string(m_run)}};
+    EXPECT_EQ(report::load(*m_db, selection)->cells.size(), 3u);
+
+    selection.where = {};
+    selection.cells = {"aaaa"};
+    data = report::load(*m_db, selection);
+    ASSERT_TRUE(data);
+    ASSERT_EQ(data->cells.size(), 2u) << "one per run";
+    EXPECT_EQ(data->cells[1].run_id, m_other);
+}
+
+TEST_F(Load, ClearErrors) {
+    report::Selection selection;
+    selection.runs = {4242};
+    EXPECT_EQ(report::load(*m_db, selection).error().kind, ErrorKind::usage);
+    selection.runs = {m_run};
+    selection.where = {{"colour", "red"}};
+    auto bad = report::load(*m_db, selection);
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("unknown key 'colour'"), std::string::npos);
+    EXPECT_NE(bad.error().message.find("cache"), std::string::npos) << "lists the known keys";
+    selection.where = {{"kernel", "nope"}};
+    EXPECT_FALSE(report::load(*m_db, selection));
+    selection.where = {};
+    selection.cells = {"ffff"};
+    EXPECT_FALSE(report::load(*m_db, selection));
+}
