@@ -4,11 +4,11 @@
 // the debug/release x patched/plain acceptance scenario.
 #include "linux_repo.hpp"
 #include "rig_binary.hpp"
+#include "scratch.hpp"
 
 #include <chrono>
 #include <fstream>
 #include <regex>
-#include <sqlite3.h>
 
 using rig::test::run_rig;
 namespace fs = std::filesystem;
@@ -25,49 +25,12 @@ struct Measured {
 };
 Measured g_measured;
 
-struct Scratch {
-    fs::path dir;
-    fs::path db;
-    explicit Scratch(const std::string& name) {
-        dir = fs::path(std::getenv("RIG_BUILD_ROOT") ? std::getenv("RIG_BUILD_ROOT") : "/tmp") /
-              "test-kernels" / name;
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-        db = dir / "rig.db";
-    }
+using rig::test::one;
+using rig::test::processes_mentioning;
+using rig::test::query;
+struct Scratch : rig::test::Scratch {
+    explicit Scratch(const std::string& name) : rig::test::Scratch(name, "test-kernels") {}
 };
-
-std::vector<std::string> query(const fs::path& db, const std::string& sql) {
-    sqlite3* handle = nullptr;
-    std::vector<std::string> rows;
-    if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-        sqlite3_close(handle);
-        ADD_FAILURE() << "cannot open " << db;
-        return rows;
-    }
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-        ADD_FAILURE() << sqlite3_errmsg(handle) << ": " << sql;
-    } else {
-        while (sqlite3_step(statement) == SQLITE_ROW) {
-            std::string row;
-            for (int i = 0; i < sqlite3_column_count(statement); ++i) {
-                auto text = sqlite3_column_text(statement, i);
-                row += (i ? "\t" : "") +
-                       std::string(text ? reinterpret_cast<const char*>(text) : "NULL");
-            }
-            rows.push_back(row);
-        }
-    }
-    sqlite3_finalize(statement);
-    sqlite3_close(handle);
-    return rows;
-}
-
-std::string one(const fs::path& db, const std::string& sql) {
-    auto rows = query(db, sql);
-    return rows.empty() ? "" : rows.front();
-}
 
 std::string read(const fs::path& path) {
     std::ifstream in(path);

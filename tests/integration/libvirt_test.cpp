@@ -2,11 +2,11 @@
 // `rig run --backend libvirt` with a real libvirtd: parity with the QEMU backend, panics
 // through lifecycle events, and a run over two hosts that survives losing one.
 #include "rig_binary.hpp"
+#include "scratch.hpp"
 
 #include <chrono>
 #include <csignal>
 #include <fstream>
-#include <sqlite3.h>
 #include <thread>
 #include <unistd.h>
 
@@ -17,63 +17,12 @@ namespace {
 
 const auto k_run_timeout = std::chrono::minutes(20);
 
-struct Scratch {
-    fs::path dir;
-    fs::path db;
-    explicit Scratch(const std::string& name) {
-        dir = fs::path(std::getenv("RIG_BUILD_ROOT") ? std::getenv("RIG_BUILD_ROOT") : "/tmp") /
-              "test-runs" / ("libvirt-" + name);
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-        db = dir / "rig.db";
-    }
+using rig::test::one;
+using rig::test::processes_mentioning;
+using rig::test::query;
+struct Scratch : rig::test::Scratch {
+    explicit Scratch(const std::string& name) : rig::test::Scratch("libvirt-" + name) {}
 };
-
-std::vector<std::string> query(const fs::path& db, const std::string& sql) {
-    sqlite3* handle = nullptr;
-    std::vector<std::string> rows;
-    if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-        sqlite3_close(handle);
-        ADD_FAILURE() << "cannot open " << db;
-        return rows;
-    }
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-        ADD_FAILURE() << sqlite3_errmsg(handle) << ": " << sql;
-    } else {
-        while (sqlite3_step(statement) == SQLITE_ROW) {
-            std::string row;
-            for (int i = 0; i < sqlite3_column_count(statement); ++i) {
-                auto text = sqlite3_column_text(statement, i);
-                row += (i ? "\t" : "") +
-                       std::string(text ? reinterpret_cast<const char*>(text) : "NULL");
-            }
-            rows.push_back(row);
-        }
-    }
-    sqlite3_finalize(statement);
-    sqlite3_close(handle);
-    return rows;
-}
-
-std::string one(const fs::path& db, const std::string& sql) {
-    auto rows = query(db, sql);
-    return rows.empty() ? "" : rows.front();
-}
-
-std::vector<int> processes_mentioning(const std::string& needle) {
-    std::vector<int> pids;
-    for (const auto& entry : fs::directory_iterator("/proc")) {
-        std::string name = entry.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos)
-            continue;
-        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-        std::string cmdline((std::istreambuf_iterator<char>(in)), {});
-        if (cmdline.find(needle) != std::string::npos && std::stoi(name) != ::getpid())
-            pids.push_back(std::stoi(name));
-    }
-    return pids;
-}
 
 // scripts/start-libvirtd, as CI runs it: the machine's daemon, or a separate instance
 // whose URI it prints.

@@ -2,12 +2,12 @@
 // `rig run` with real QEMU and real Debian kernels: outcomes, metrics, resume, no orphans.
 #include "golden.hpp"
 #include "rig_binary.hpp"
+#include "scratch.hpp"
 
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
 #include <fstream>
-#include <sqlite3.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -17,68 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh database per test; kernels and initramfs images are shared through RIG_CACHE,
-// which meson points at one folder for the whole suite.
-struct Scratch {
-    fs::path dir;
-    fs::path db;
-    explicit Scratch(const std::string& name) {
-        dir = fs::path(std::getenv("RIG_BUILD_ROOT") ? std::getenv("RIG_BUILD_ROOT") : "/tmp") /
-              "test-runs" / name;
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-        db = dir / "rig.db";
-    }
-};
-
-// Rows of a query as tab-joined strings: the test reads the store as a user's script would.
-std::vector<std::string> query(const fs::path& db, const std::string& sql) {
-    sqlite3* handle = nullptr;
-    std::vector<std::string> rows;
-    if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-        sqlite3_close(handle);
-        ADD_FAILURE() << "cannot open " << db;
-        return rows;
-    }
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-        ADD_FAILURE() << sqlite3_errmsg(handle) << ": " << sql;
-    } else {
-        while (sqlite3_step(statement) == SQLITE_ROW) {
-            std::string row;
-            for (int i = 0; i < sqlite3_column_count(statement); ++i) {
-                auto text = sqlite3_column_text(statement, i);
-                row += (i ? "\t" : "") +
-                       std::string(text ? reinterpret_cast<const char*>(text) : "NULL");
-            }
-            rows.push_back(row);
-        }
-    }
-    sqlite3_finalize(statement);
-    sqlite3_close(handle);
-    return rows;
-}
-
-std::string one(const fs::path& db, const std::string& sql) {
-    auto rows = query(db, sql);
-    return rows.empty() ? "" : rows.front();
-}
-
-// Processes whose command line mentions `needle`: QEMU and virtiofsd carry the sample's
-// folder in their arguments, so this finds exactly what a test started.
-std::vector<int> processes_mentioning(const std::string& needle) {
-    std::vector<int> pids;
-    for (const auto& entry : fs::directory_iterator("/proc")) {
-        std::string name = entry.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos)
-            continue;
-        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-        std::string cmdline((std::istreambuf_iterator<char>(in)), {});
-        if (cmdline.find(needle) != std::string::npos && std::stoi(name) != ::getpid())
-            pids.push_back(std::stoi(name));
-    }
-    return pids;
-}
+using rig::test::one;
+using rig::test::processes_mentioning;
+using rig::test::query;
+using rig::test::Scratch;
 
 const auto k_run_timeout = std::chrono::minutes(15);
 

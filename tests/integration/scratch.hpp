@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// What integration tests share: a fresh folder and database per test, reading the
+// database as a user's script would, and finding processes a test started.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace rig::test {
+
+// A fresh database per test under the build folder; kernels and initramfs images are
+// shared through RIG_CACHE, which meson points at one folder for the whole suite.
+struct Scratch {
+    std::filesystem::path dir;
+    std::filesystem::path db;
+    explicit Scratch(const std::string& name, const std::string& folder = "test-runs") {
+        const char* root = std::getenv("RIG_BUILD_ROOT");
+        dir = std::filesystem::path(root ? root : "/tmp") / folder / name;
+        std::filesystem::remove_all(dir);
+        std::filesystem::create_directories(dir);
+        db = dir / "rig.db";
+    }
+};
+
+// Rows of a query as tab-joined strings.
+inline std::vector<std::string> query(const std::filesystem::path& db, const std::string& sql) {
+    sqlite3* handle = nullptr;
+    std::vector<std::string> rows;
+    if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+        sqlite3_close(handle);
+        ADD_FAILURE() << "cannot open " << db;
+        return rows;
+    }
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+        ADD_FAILURE() << sqlite3_errmsg(handle) << ": " << sql;
+    } else {
+        while (sqlite3_step(statement) == SQLITE_ROW) {
+            std::string row;
+            for (int i = 0; i < sqlite3_column_count(statement); ++i) {
+                auto text = sqlite3_column_text(statement, i);
+                row += (i ? "\t" : "") +
+                       std::string(text ? reinterpret_cast<const char*>(text) : "NULL");
+            }
+            rows.push_back(row);
+        }
+    }
+    sqlite3_finalize(statement);
+    sqlite3_close(handle);
+    return rows;
+}
+
+inline std::string one(const std::filesystem::path& db, const std::string& sql) {
+    auto rows = query(db, sql);
+    return rows.empty() ? "" : rows.front();
+}
+
+// Processes whose command line mentions `needle`: QEMU and virtiofsd carry the sample's
+// folder in their arguments, so this finds exactly what a test started.
+inline std::vector<int> processes_mentioning(const std::string& needle) {
+    std::vector<int> pids;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+        if (cmdline.find(needle) != std::string::npos && std::stoi(name) != ::getpid())
+            pids.push_back(std::stoi(name));
+    }
+    return pids;
+}
+
+} // namespace rig::test
