@@ -35,18 +35,6 @@ std::string elapsed_text(double seconds) {
     return text;
 }
 
-std::string source_text(core::KernelSource source) {
-    switch (source) {
-    case core::KernelSource::debian:
-        return "debian";
-    case core::KernelSource::image:
-        return "image";
-    case core::KernelSource::git:
-        return "git";
-    }
-    return "?";
-}
-
 std::string bytes_text(uint64_t bytes) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
@@ -166,9 +154,10 @@ int list_command(store::Database& db) {
                            {"created"},
                            {"image"}});
     for (const auto& artifact : *artifacts)
-        kernels.add_row({std::to_string(artifact.id), artifact.name, source_text(artifact.source),
-                         artifact.release, artifact.commit.substr(0, 12), artifact.config_hash,
-                         artifact.created_at, artifact.image_path});
+        kernels.add_row({std::to_string(artifact.id), artifact.name,
+                         std::string(core::to_string(artifact.source)), artifact.release,
+                         artifact.commit.substr(0, 12), artifact.config_hash, artifact.created_at,
+                         artifact.image_path});
     std::cout << "kernel artifacts\n" << kernels.to_text();
     report::Table table({{"build", report::Align::right},
                          {"started"},

@@ -6,6 +6,18 @@
 
 namespace rig::core {
 
+std::string_view to_string(KernelSource source) {
+    switch (source) {
+    case KernelSource::debian:
+        return "debian";
+    case KernelSource::image:
+        return "image";
+    case KernelSource::git:
+        return "git";
+    }
+    return "?";
+}
+
 std::string Kernel::canonical() const {
     std::string out = "name=" + name + ";";
     switch (source) {

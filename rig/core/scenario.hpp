@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rig::core {
@@ -25,6 +26,7 @@ struct Located {
 };
 
 enum class KernelSource { debian, image, git };
+std::string_view to_string(KernelSource source);
 
 struct Kernel {
     std::string name;

@@ -300,18 +300,6 @@ std::string_view to_string(core::Severity severity) {
     return severity == core::Severity::warning ? "warning" : "error";
 }
 
-std::string_view to_string(core::KernelSource source) {
-    switch (source) {
-    case core::KernelSource::debian:
-        return "debian";
-    case core::KernelSource::image:
-        return "image";
-    case core::KernelSource::git:
-        return "git";
-    }
-    return "?";
-}
-
 std::optional<core::KernelSource> parse_kernel_source(std::string_view text) {
     for (auto source :
          {core::KernelSource::debian, core::KernelSource::image, core::KernelSource::git})
