@@ -58,6 +58,9 @@ struct Options {
     bool keep_cache = false;
     bool writeback_cache = false;
     bool direct_io = false;
+    // Every READDIR is a READDIRPLUS, not only a directory's first page (libfuse's
+    // "auto" default), so that one walk loads the caches for every entry.
+    bool always_readdirplus = false;
     std::string source;
     std::string mountpoint;
     std::vector<size_t> bench_sizes;
@@ -174,6 +177,15 @@ public:
         }
     }
 
+    // Takes back a lookup the kernel never saw: a readdirplus entry that did not fit.
+    void unlookup(fuse_ino_t ino) {
+        {
+            std::lock_guard lock(m_mutex);
+            --m_lookups;
+        }
+        forget(ino, 1);
+    }
+
     uint64_t lookups() {
         std::lock_guard lock(m_mutex);
         return m_lookups;
@@ -232,6 +244,8 @@ void set_open_flags(const Filesystem& fs, fuse_file_info* fi) {
 void op_init(void* userdata, fuse_conn_info* conn) {
     auto& fs = *static_cast<Filesystem*>(userdata);
     fs.proto_minor = conn->proto_minor;
+    if (fs.options().always_readdirplus)
+        conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
     if (fs.options().writeback_cache) {
         if (conn->capable & FUSE_CAP_WRITEBACK_CACHE)
             conn->want |= FUSE_CAP_WRITEBACK_CACHE;
@@ -464,7 +478,17 @@ void op_opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     fuse_reply_open(req, fi);
 }
 
-void op_readdir(fuse_req_t req, fuse_ino_t, size_t size, off_t offset, fuse_file_info* fi) {
+bool is_dot_or_dotdot(const char* name) {
+    return std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0;
+}
+
+// READDIR and READDIRPLUS. Plus looks each entry up and hands the kernel its attributes,
+// so that one request fills the dentry and inode caches for a page of entries, as a
+// `find` over a libfuse passthrough does; "." and ".." are not looked up (the kernel
+// skips them and would never forget them).
+void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi,
+                    bool plus) {
+    Filesystem& fs = fs_of(req);
     auto* handle = reinterpret_cast<DirHandle*>(fi->fh);
     if (offset != handle->offset) {
         ::seekdir(handle->dir, offset);
@@ -485,12 +509,32 @@ void op_readdir(fuse_req_t req, fuse_ino_t, size_t size, off_t offset, fuse_file
                 break;
             }
         }
-        struct stat st {};
-        st.st_ino = handle->pending->d_ino;
-        st.st_mode = static_cast<mode_t>(handle->pending->d_type) << 12;
+        const char* name = handle->pending->d_name;
         off_t next = handle->pending->d_off;
-        size_t needed = fuse_add_direntry(req, buffer.data() + used, size - used,
-                                          handle->pending->d_name, &st, next);
+        size_t needed = 0;
+        if (plus) {
+            fuse_entry_param entry{};
+            bool looked_up = !is_dot_or_dotdot(name);
+            if (!looked_up) {
+                entry.attr.st_ino = handle->pending->d_ino;
+                entry.attr.st_mode = static_cast<mode_t>(handle->pending->d_type) << 12;
+            } else if (int error = fs.lookup(ino, name, entry)) {
+                if (used == 0) {
+                    fuse_reply_err(req, error);
+                    return;
+                }
+                break;
+            }
+            needed =
+                fuse_add_direntry_plus(req, buffer.data() + used, size - used, name, &entry, next);
+            if (needed > size - used && looked_up)
+                fs.unlookup(entry.ino);
+        } else {
+            struct stat st {};
+            st.st_ino = handle->pending->d_ino;
+            st.st_mode = static_cast<mode_t>(handle->pending->d_type) << 12;
+            needed = fuse_add_direntry(req, buffer.data() + used, size - used, name, &st, next);
+        }
         if (needed > size - used)
             break; // stays pending for the next call
         used += needed;
@@ -498,6 +542,14 @@ void op_readdir(fuse_req_t req, fuse_ino_t, size_t size, off_t offset, fuse_file
         handle->offset = next;
     }
     fuse_reply_buf(req, buffer.data(), used);
+}
+
+void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi) {
+    read_directory(req, ino, size, offset, fi, false);
+}
+
+void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi) {
+    read_directory(req, ino, size, offset, fi, true);
 }
 
 void op_releasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
@@ -540,6 +592,7 @@ fuse_lowlevel_ops make_ops() {
     ops.fsync = op_fsync;
     ops.opendir = op_opendir;
     ops.readdir = op_readdir;
+    ops.readdirplus = op_readdirplus;
     ops.releasedir = op_releasedir;
     ops.statfs = op_statfs;
     return ops;
@@ -617,7 +670,9 @@ private:
 using Clock = std::chrono::steady_clock;
 
 // stat of every entry of dir, from a child process so that the kernel's caches are
-// loaded the way another program would load them. 0, or the errno of the first failure.
+// loaded the way another program (seed 000 used `find`) would load them: READDIRPLUS
+// fills them a page at a time and the stats are then served from the cache. 0, or the
+// errno of the first failure.
 int walk_in_child(const std::string& dir) {
     pid_t child = ::fork();
     if (child < 0)
@@ -703,6 +758,7 @@ int bench_one(const Options& options, size_t files, bool& epoch_supported, unsig
     bench.entry_timeout = k_bench_timeout;
     bench.attr_timeout = k_bench_timeout;
     bench.negative_timeout = 0;
+    bench.always_readdirplus = true;
     auto session = Session::mount(bench, source, options.mountpoint);
     if (!session)
         return 1;
