@@ -5,12 +5,15 @@
 #include "host/facts.hpp"
 #include "proc/process.hpp"
 
+#include <algorithm>
 #include <elf.h>
 #include <fstream>
+#include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include <vector>
 
 namespace rig::host {
 
@@ -62,8 +65,11 @@ Check qemu_check() {
 Check accel_check() {
     if (kvm_usable())
         return {"accelerator", Status::ok, "/dev/kvm usable: guests run under KVM", ""};
-    std::string why =
-        fs::exists("/dev/kvm") ? "/dev/kvm exists but is not read-write for you" : "no /dev/kvm";
+    std::string why = !fs::exists("/dev/kvm") ? "no /dev/kvm"
+                      : ::access("/dev/kvm", R_OK | W_OK) != 0
+                          ? "/dev/kvm is not read-write for you"
+                          : "/dev/kvm opens, but the CPU "
+                            "shows no vmx/svm flag";
     return {"accelerator", Status::warn, why + ": guests run under TCG, slower and noisier", ""};
 }
 
@@ -110,10 +116,48 @@ Check libvirtd_check() {
 // The trap of backend libvirt under qemu:///system: QEMU runs as libvirt-qemu, so a share
 // owned by root with mode 0755 is read-only to it ("Permission denied" on write), and a
 // results folder under a private home (/root is 0700) cannot be reached at all.
+// The user libvirt's system daemon runs QEMU as (Debian's, then Fedora's), or nullptr.
+const char* libvirt_qemu_user() {
+    return ::getpwnam("libvirt-qemu") ? "libvirt-qemu" : ::getpwnam("qemu") ? "qemu" : nullptr;
+}
+
+// True when `user` may open `device` for reading and writing, by owner, group or other.
+bool user_can_open(const char* user, const fs::path& device) {
+    struct stat info {};
+    const struct passwd* account = ::getpwnam(user);
+    if (!account || ::stat(device.c_str(), &info) != 0)
+        return false;
+    if (account->pw_uid == info.st_uid)
+        return (info.st_mode & (S_IRUSR | S_IWUSR)) == (S_IRUSR | S_IWUSR);
+    if ((info.st_mode & (S_IROTH | S_IWOTH)) == (S_IROTH | S_IWOTH))
+        return true;
+    int count = 64;
+    std::vector<gid_t> groups(static_cast<size_t>(count));
+    if (::getgrouplist(user, account->pw_gid, groups.data(), &count) < 0)
+        return false;
+    groups.resize(static_cast<size_t>(count));
+    bool in_group = std::find(groups.begin(), groups.end(), info.st_gid) != groups.end();
+    return in_group && (info.st_mode & (S_IRGRP | S_IWGRP)) == (S_IRGRP | S_IWGRP);
+}
+
+// Where no udev runs, /dev/kvm can stay root's alone. libvirtd then finds that its QEMU
+// user cannot use KVM, drops its capability cache and probes QEMU again before every
+// guest: a minute or more per sample under TCG.
+Check libvirt_kvm_check() {
+    const char* user = libvirt_qemu_user();
+    if (!user || !fs::exists("/dev/kvm"))
+        return {"libvirt /dev/kvm", Status::ok, "no /dev/kvm or no libvirt QEMU user", ""};
+    if (user_can_open(user, "/dev/kvm"))
+        return {"libvirt /dev/kvm", Status::ok, std::string("open to ") + user, ""};
+    return {"libvirt /dev/kvm", Status::warn,
+            std::string("/dev/kvm is not open to ") + user +
+                ": libvirtd re-probes QEMU before every guest; chgrp kvm /dev/kvm && chmod "
+                "0660 /dev/kvm, as udev does (scripts/start-libvirtd does it)",
+            ""};
+}
+
 Check libvirt_share_check(const fs::path& data_dir) {
-    const char* user = ::getpwnam("libvirt-qemu") ? "libvirt-qemu"
-                       : ::getpwnam("qemu")       ? "qemu"
-                                                  : nullptr;
+    const char* user = libvirt_qemu_user();
     if (!user)
         return {"libvirt shares", Status::ok, "no libvirt QEMU user on this machine", ""};
     std::string trap = std::string("under qemu:///system QEMU runs as ") + user +
@@ -166,6 +210,7 @@ std::vector<Check> run_checks(const fs::path& data_dir) {
         program_check("gcc", "gcc", "kernel builds and compile workloads"),
         libvirtd_check(),
         libvirt_share_check(data_dir),
+        libvirt_kvm_check(),
         disk_check(data_dir),
     };
 }

@@ -2,6 +2,8 @@
 // The libvirt backend.
 #include "vm/libvirt.hpp"
 
+#include "proc/cpu.hpp"
+
 #include <atomic>
 #include <cstdio>
 #include <fstream>
@@ -220,17 +222,57 @@ double seconds_from_ns(unsigned long long ns) {
     return static_cast<double>(ns) / 1e9;
 }
 
+std::vector<std::string> process_argv(const fs::path& proc_dir) {
+    std::ifstream in(proc_dir / "cmdline", std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    std::vector<std::string> argv;
+    for (size_t start = 0; start < text.size();) {
+        size_t end = text.find('\0', start);
+        if (end == std::string::npos)
+            end = text.size();
+        argv.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return argv;
+}
+
+// The CPU time of every virtiofsd process serving one of `dirs`: the daemon libvirt
+// started and the sandboxed child it forked, which does the work. Both carry the same
+// argument vector, so each is counted once by its own figure.
+double virtiofsd_cpu_seconds(const std::vector<fs::path>& dirs) {
+    double total = 0;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+        std::string name = entry.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        auto argv = process_argv(entry.path());
+        for (const fs::path& dir : dirs)
+            if (libvirt_virtiofsd_serves(argv, dir)) {
+                total += proc::cpu_seconds(std::stoi(name)).value_or(0);
+                break;
+            }
+    }
+    return total;
+}
+
 class LibvirtVm final : public Vm {
 public:
     LibvirtVm(std::shared_ptr<Connection> connection, virDomainPtr domain, int callback,
-              std::shared_ptr<DomainWatch> watch, std::string uri, std::string xml)
+              std::shared_ptr<DomainWatch> watch, std::string uri, std::string xml,
+              std::vector<fs::path> virtiofs_dirs, fs::path kernel_copy)
         : m_connection(std::move(connection)), m_domain(domain), m_callback(callback),
-          m_watch(std::move(watch)), m_uri(std::move(uri)), m_xml(std::move(xml)) {}
+          m_watch(std::move(watch)), m_uri(std::move(uri)), m_xml(std::move(xml)),
+          m_virtiofs_dirs(std::move(virtiofs_dirs)), m_kernel_copy(std::move(kernel_copy)) {}
     ~LibvirtVm() override {
         destroy();
         if (m_callback >= 0)
             virConnectDomainEventDeregisterAny(m_connection->handle(), m_callback);
         virDomainFree(m_domain);
+        // QEMU read the kernel when it started; a copy per sample would add up to gigabytes
+        // over a run (a vmlinux is ~65 MB). domain.xml stays as the evidence.
+        std::error_code ec;
+        fs::remove(m_kernel_copy, ec);
     }
     LibvirtVm(const LibvirtVm&) = delete;
     LibvirtVm& operator=(const LibvirtVm&) = delete;
@@ -266,6 +308,10 @@ public:
 
     CpuTimes cpu_times() override {
         CpuTimes times;
+        // virtiofsd is a process of the host the domain runs on: measurable on this
+        // machine only (m_virtiofs_dirs is empty for a remote host).
+        if (!m_virtiofs_dirs.empty())
+            times.helper_seconds = virtiofsd_cpu_seconds(m_virtiofs_dirs);
         // The domain's total: all of QEMU's threads, as the QEMU backend counts them.
         int count = virDomainGetCPUStats(m_domain, nullptr, 0, -1, 1, 0);
         if (count > 0) {
@@ -321,6 +367,8 @@ private:
     std::shared_ptr<DomainWatch> m_watch;
     std::string m_uri;
     std::string m_xml;
+    std::vector<fs::path> m_virtiofs_dirs;
+    fs::path m_kernel_copy;
     bool m_destroyed = false;
     std::optional<std::chrono::steady_clock::time_point> m_gone_since;
 };
@@ -389,6 +437,12 @@ public:
         auto connection = RIG_TRY(connect());
         GuestSpec spec = requested;
         RIG_TRY(check_reachable_by_others(spec.runtime_dir));
+        // Under qemu:///system QEMU runs as libvirt-qemu, and a root-owned 0755 share is
+        // read-only to it. A session daemon's QEMU is rig's own user already.
+        if (m_uri.find("/session") == std::string::npos)
+            for (const Share& share : spec.shares)
+                if (!share.readonly)
+                    RIG_TRY(open_share_to_qemu(share.path, libvirt_uri_is_local(m_uri)));
         // The kernel cache may sit under a private home; a copy beside the initramfs is
         // reachable wherever the sample's folder is (and on shared storage, by every host).
         std::error_code ec;
@@ -398,12 +452,6 @@ public:
             return fail(ErrorKind::infra,
                         "cannot copy " + spec.kernel.string() + " for libvirt: " + ec.message());
         spec.kernel = kernel;
-        // Under qemu:///system QEMU runs as libvirt-qemu, and a root-owned 0755 share is
-        // read-only to it. A session daemon's QEMU is rig's own user already.
-        if (m_uri.find("/session") == std::string::npos)
-            for (const Share& share : spec.shares)
-                if (!share.readonly)
-                    RIG_TRY(open_share_to_qemu(share.path, libvirt_uri_is_local(m_uri)));
         // Domain names are unique per daemon; two rigs may run the same cell on one host.
         static std::atomic<int> serial{0};
         spec.name += "-" + std::to_string(::getpid()) + "-" + std::to_string(++serial);
@@ -414,15 +462,24 @@ public:
         virDomainPtr domain =
             virDomainCreateXML(connection->handle(), xml.c_str(),
                                VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
-        if (!domain)
+        if (!domain) {
+            std::string why = last_error();
+            fs::remove(kernel, ec);
             return fail(ErrorKind::infra,
-                        "libvirt at " + m_uri + " could not start the guest: " + last_error());
+                        "libvirt at " + m_uri + " could not start the guest: " + why);
+        }
         auto watch = std::make_shared<DomainWatch>();
         int callback = virConnectDomainEventRegisterAny(
             connection->handle(), domain, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
             VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), new std::shared_ptr<DomainWatch>(watch),
             free_watch);
-        auto vm = std::make_unique<LibvirtVm>(connection, domain, callback, watch, m_uri, xml);
+        std::vector<fs::path> virtiofs_dirs;
+        if (libvirt_uri_is_local(m_uri))
+            for (const Share& share : spec.shares)
+                if (share.kind == ShareKind::virtiofs)
+                    virtiofs_dirs.push_back(share.path);
+        auto vm = std::make_unique<LibvirtVm>(connection, domain, callback, watch, m_uri, xml,
+                                              std::move(virtiofs_dirs), kernel);
         if (callback < 0)
             return fail(ErrorKind::infra,
                         "cannot watch the guest's lifecycle on " + m_uri + ": " + last_error());
@@ -497,6 +554,19 @@ std::string libvirt_domain_xml(const GuestSpec& spec) {
     xml += "    <memballoon model='none'/>\n";
     xml += "  </devices>\n</domain>\n";
     return xml;
+}
+
+bool libvirt_virtiofsd_serves(const std::vector<std::string>& argv, const fs::path& dir) {
+    if (argv.empty() || fs::path(argv[0]).filename() != "virtiofsd")
+        return false;
+    // libvirt passes `-o source=DIR[,more]`, doubling any comma inside DIR.
+    std::string source = "source=";
+    for (char c : dir.string())
+        source += c == ',' ? std::string(",,") : std::string(1, c);
+    for (size_t i = 1; i + 1 < argv.size(); ++i)
+        if (argv[i] == "-o" && (argv[i + 1] == source || argv[i + 1].rfind(source + ",", 0) == 0))
+            return true;
+    return false;
 }
 
 bool libvirt_uri_is_local(const std::string& uri) {

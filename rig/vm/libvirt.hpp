@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace rig::vm {
 
@@ -26,6 +27,12 @@ std::string libvirt_access_mode(const std::string& security_model);
 // Whether a URI names the daemon of this machine (no host part), so that the QEMU user
 // of this machine is the one whose ownership shares need.
 bool libvirt_uri_is_local(const std::string& uri);
+
+// Whether a process with this argument vector is a virtiofsd serving `dir`: libvirt starts
+// virtiofsd itself and says nothing of its pid, so rig finds it by its `-o source=` option
+// to count its CPU time as the QEMU backend does.
+bool libvirt_virtiofsd_serves(const std::vector<std::string>& argv,
+                              const std::filesystem::path& dir);
 
 // The user QEMU runs as under a local privileged libvirtd: libvirt-qemu on Debian,
 // qemu elsewhere; empty when neither exists.

@@ -154,3 +154,23 @@ TEST(LibvirtUri, LocalOrRemote) {
     EXPECT_FALSE(libvirt_uri_is_local("qemu+ssh://lab2/system"));
     EXPECT_FALSE(libvirt_uri_is_local("qemu+tcp://10.0.0.2/system"));
 }
+
+TEST(LibvirtVirtiofsd, FoundByTheFolderItServes) {
+    std::string daemon = "/usr/lib/qemu/virtiofsd";
+    EXPECT_TRUE(libvirt_virtiofsd_serves({daemon, "--fd=31", "-o", "source=/out/run/share"},
+                                         "/out/run/share"));
+    EXPECT_TRUE(libvirt_virtiofsd_serves(
+        {daemon, "--fd=31", "-o", "source=/out/run/share,cache=none"}, "/out/run/share"));
+    // Another sample's folder, a longer name, or another program is not it.
+    EXPECT_FALSE(
+        libvirt_virtiofsd_serves({daemon, "-o", "source=/out/run/share2"}, "/out/run/share"));
+    EXPECT_FALSE(
+        libvirt_virtiofsd_serves({daemon, "-o", "source=/out/other/share"}, "/out/run/share"));
+    EXPECT_FALSE(libvirt_virtiofsd_serves(
+        {"/usr/bin/qemu-system-x86_64", "-o", "source=/out/run/share"}, "/out/run/share"));
+    EXPECT_FALSE(libvirt_virtiofsd_serves({}, "/out/run/share"));
+    // libvirt doubles a comma inside the folder's name.
+    EXPECT_TRUE(
+        libvirt_virtiofsd_serves({daemon, "-o", "source=/out/a,,b,cache=always"}, "/out/a,b"));
+    EXPECT_FALSE(libvirt_virtiofsd_serves({daemon, "-o", "source=/out/a,b"}, "/out/a,b"));
+}
