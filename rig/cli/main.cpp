@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // rig's entry point: parse the command line, then hand over to one subcommand.
+#include "cli/bisect.hpp"
 #include "cli/commands.hpp"
 #include "cli/kernel.hpp"
 #include "cli/report.hpp"
@@ -65,11 +66,12 @@ int main(int argc, char** argv) {
     KernelCommandOptions kernel_options;
     add_kernel_command(app, kernel_options);
 
+    BisectCommandOptions bisect_options;
+    add_bisect_command(app, bisect_options);
+
     // Subcommands whose issues have not landed yet: they exist so that --help tells
     // the whole shape of rig, and they say plainly that they cannot run yet.
-    const std::map<std::string, std::pair<std::string, std::string>> k_pending{
-        {"bisect", {"bisect a kernel git tree to the commit that broke a cell", "rig bisect"}},
-    };
+    const std::map<std::string, std::pair<std::string, std::string>> k_pending{};
     std::map<CLI::App*, std::string> pending_apps;
     for (const auto& [name, what] : k_pending) {
         auto* sub = app.add_subcommand(name, what.first);
@@ -92,6 +94,8 @@ int main(int argc, char** argv) {
         return kernel_command(global, kernel_options);
     if (*report)
         return report_command(global, report_options);
+    if (bisect_options.action != BisectAction::none)
+        return bisect_command(global, bisect_options);
     if (*run) {
         run_options.resume = resume->count() > 0;
         return run_command(global, run_options);

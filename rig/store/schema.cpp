@@ -184,10 +184,24 @@ CREATE INDEX samples_for_reports ON samples (run_id, cell_id, outcome, guest_sec
     cache_negotiated);
 )sql";
 
+// v4: what `rig bisect` needs beyond v1's tables: the run that holds its samples and the
+// reason it stopped; per step its role (an endpoint, a bisect step, a verification), the
+// commit's cell in that run and the build as the step saw it (a cache hit has no build row).
+const char* const k_v4_bisect = R"sql(
+ALTER TABLE bisects ADD COLUMN run_id INTEGER REFERENCES runs (id);
+ALTER TABLE bisects ADD COLUMN message TEXT NOT NULL DEFAULT '';
+ALTER TABLE bisect_steps ADD COLUMN role TEXT NOT NULL DEFAULT 'bisect';
+ALTER TABLE bisect_steps ADD COLUMN cell_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE bisect_steps ADD COLUMN build_outcome TEXT NOT NULL DEFAULT '';
+ALTER TABLE bisect_steps ADD COLUMN build_seconds REAL NOT NULL DEFAULT 0;
+ALTER TABLE bisect_steps ADD COLUMN build_cached INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 } // namespace
 
 const std::vector<std::string>& migrations() {
-    static const std::vector<std::string> scripts{k_v1, k_v2_run_hosts, k_v3_report_index};
+    static const std::vector<std::string> scripts{k_v1, k_v2_run_hosts, k_v3_report_index,
+                                                  k_v4_bisect};
     return scripts;
 }
 

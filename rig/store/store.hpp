@@ -107,6 +107,40 @@ struct RunHost {
     std::string changed_at; // ISO 8601 UTC
 };
 
+// A bisect of one cell between a good and a bad commit. Its samples live in an ordinary
+// run (run_id), one cell per commit; its steps say what each commit was found to be.
+struct BisectInfo {
+    int64_t id = 0;
+    int64_t run_id = 0;
+    std::string scenario_hash;
+    std::string cell_id; // the scenario's cell, as the user chose it
+    std::string good;    // full commit ids
+    std::string bad;
+    std::string criterion; // as given: errors, signature:REGEX, duration:+10%
+    std::string status;    // "" = running
+    std::string state;     // the bisect's settings as key=value lines, owned by bisect/
+    std::string culprit;   // "" until found
+    std::string message;   // why it stopped, when it stopped without a culprit
+    std::string created_at;
+    std::string updated_at;
+};
+
+// One commit measured by a bisect: an endpoint, a bisect step or a verification.
+struct BisectStep {
+    int64_t id = 0;
+    int64_t bisect_id = 0;
+    std::string role; // bad-endpoint, good-endpoint, bisect, verify-culprit, verify-parent, ...
+    std::string commit;
+    std::string cell_id;       // the commit's cell in the bisect's run
+    std::string build_outcome; // ok, build-failed, config-error
+    double build_seconds = 0;  // 0 for a cache hit
+    bool build_cached = false;
+    std::vector<int64_t> samples; // samples.id, in order
+    std::string verdict;          // good, bad, skip, unsure
+    std::string evidence;
+    std::string created_at;
+};
+
 // (cell id, repetition) pairs already stored for a run.
 using SampleKeys = std::set<std::pair<std::string, int>>;
 
@@ -174,6 +208,20 @@ public:
     Expected<int64_t> add_kernel_build(const KernelBuild& build);
     // Every build, oldest first.
     Expected<std::vector<KernelBuild>> kernel_builds();
+
+    // Bisects. A step is stored once its verdict is known, in one statement, so a killed
+    // bisect has every finished step and the samples of the one in flight.
+    // An empty status becomes "running".
+    Expected<int64_t> begin_bisect(const BisectInfo& bisect);
+    // Sets status, culprit and message, and stamps updated_at; an unknown id is an error.
+    Expected<void> finish_bisect(int64_t bisect_id, const std::string& status,
+                                 const std::string& culprit, const std::string& message);
+    Expected<std::optional<BisectInfo>> bisect(int64_t bisect_id);
+    // Every bisect, oldest first.
+    Expected<std::vector<BisectInfo>> bisects();
+    Expected<int64_t> add_bisect_step(const BisectStep& step);
+    // In the order they were stored.
+    Expected<std::vector<BisectStep>> bisect_steps(int64_t bisect_id);
 
     struct Impl;
 

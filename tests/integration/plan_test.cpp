@@ -81,10 +81,9 @@ TEST(Cli, DoctorNamesEveryCheck) {
         EXPECT_NE(result.out.find(check), std::string::npos) << check << "\n" << result.out;
 }
 
-TEST(Cli, SubcommandsNotLandedYetSaySoAndExitFour) {
-    for (const char* sub : {"bisect"}) {
-        auto result = run_rig({sub});
-        EXPECT_EQ(result.exit_code, 4) << sub;
-        EXPECT_NE(result.err.find("not available yet"), std::string::npos) << result.err;
-    }
+TEST(Cli, BisectNeedsASubcommandAndItsRequiredOptions) {
+    EXPECT_EQ(run_rig({"bisect"}).exit_code, 2);
+    auto start = run_rig({"bisect", "start", "scenarios/quickstart.yaml", "--good", "HEAD"});
+    EXPECT_EQ(start.exit_code, 2);
+    EXPECT_NE((start.out + start.err).find("--cell"), std::string::npos) << start.out << start.err;
 }

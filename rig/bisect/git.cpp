@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// git bisect in rig's own bare repository, driven through proc/ with argument vectors.
+#include "bisect/git.hpp"
+
+#include "proc/process.hpp"
+#include "util/strings.hpp"
+
+#include <fstream>
+#include <sstream>
+
+namespace rig::bisect {
+
+namespace fs = std::filesystem;
+
+GitState parse_bisect_output(std::string_view output, const std::string& next) {
+    GitState state;
+    state.output = std::string(output);
+    std::vector<std::string> lines = util::split(output, '\n');
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string& line = lines[i];
+        if (auto at = line.find(" is the first bad commit"); at != std::string::npos) {
+            state.done = true;
+            state.culprit = line.substr(0, at);
+            return state;
+        }
+        if (line.find("The first bad commit could be any of:") != std::string::npos) {
+            state.done = true;
+            for (size_t j = i + 1; j < lines.size(); ++j) {
+                std::string candidate(util::trim(lines[j]));
+                if (candidate.empty() || candidate.find(' ') != std::string::npos)
+                    break;
+                state.candidates.push_back(candidate);
+            }
+            return state;
+        }
+    }
+    state.next = next;
+    return state;
+}
+
+Expected<GitBisect> GitBisect::open(const fs::path& dir, const fs::path& repo) {
+    GitBisect bisect(fs::absolute(dir), fs::absolute(repo));
+    std::string common(util::trim(RIG_TRY(bisect.git({"rev-parse", "--git-common-dir"}, true))));
+    fs::path objects = fs::path(common).is_absolute() ? fs::path(common) : bisect.m_repo / common;
+    objects = fs::weakly_canonical(objects / "objects");
+    if (!fs::exists(bisect.m_dir / "HEAD")) {
+        std::error_code ec;
+        fs::create_directories(bisect.m_dir, ec);
+        if (ec)
+            return fail(ErrorKind::infra,
+                        "cannot create " + bisect.m_dir.string() + ": " + ec.message());
+        RIG_TRY(bisect.git({"init", "--quiet", "--bare", bisect.m_dir.string()}));
+    }
+    std::ofstream alternates(bisect.m_dir / "objects" / "info" / "alternates", std::ios::trunc);
+    alternates << objects.string() << "\n";
+    if (!alternates.flush())
+        return fail(ErrorKind::infra, "cannot write the alternates of " + bisect.m_dir.string());
+    return bisect;
+}
+
+Expected<std::string> GitBisect::git(const std::vector<std::string>& args, bool in_repo,
+                                     bool allow_failure) const {
+    std::vector<std::string> argv{"git"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    proc::RunOptions options;
+    options.cwd = in_repo ? m_repo : m_dir;
+    options.timeout = std::chrono::minutes(10);
+    // Never an editor or a pager, whatever the user's configuration says.
+    options.env = {{"GIT_EDITOR", "true"}, {"GIT_PAGER", "cat"}, {"GIT_TERMINAL_PROMPT", "0"}};
+    auto result = RIG_TRY(proc::run(argv, options));
+    if (result.exit_code != 0 && !allow_failure)
+        return fail(ErrorKind::infra,
+                    "git " + util::join(args, " ") + " in " + options.cwd.string() +
+                        " failed: " + std::string(util::trim(result.err + result.out)));
+    return result.out + result.err;
+}
+
+Expected<std::string> GitBisect::resolve(const std::string& rev) const {
+    auto out = git({"rev-parse", "--verify", "--quiet", rev + "^{commit}"}, true, true);
+    std::string sha(util::trim(RIG_TRY(std::move(out))));
+    if (sha.size() != 40 || sha.find_first_not_of("0123456789abcdef") != std::string::npos)
+        return fail(ErrorKind::usage, "'" + rev + "' is not a commit of " + m_repo.string());
+    return sha;
+}
+
+Expected<size_t> GitBisect::count(const std::string& good, const std::string& bad) const {
+    std::string out = RIG_TRY(git({"rev-list", "--count", good + ".." + bad}));
+    return std::stoul(std::string(util::trim(out)));
+}
+
+Expected<CommitInfo> GitBisect::describe(const std::string& sha) const {
+    std::string out = RIG_TRY(git({"show", "-s", "--format=%H%n%s%n%an <%ae>%n%aI", sha, "--"}));
+    std::vector<std::string> lines = util::split(out, '\n');
+    if (lines.size() < 4)
+        return fail(ErrorKind::infra, "git show " + sha + ": unexpected output " + out);
+    return CommitInfo{lines[0], lines[1], lines[2], lines[3]};
+}
+
+Expected<std::string> GitBisect::parent(const std::string& sha) const {
+    std::string out = RIG_TRY(git({"rev-parse", "--verify", sha + "^1"}));
+    return std::string(util::trim(out));
+}
+
+Expected<GitState> GitBisect::state_after(const std::string& output) const {
+    std::string next;
+    if (output.find(" is the first bad commit") == std::string::npos &&
+        output.find("could be any of") == std::string::npos)
+        next = std::string(util::trim(RIG_TRY(git({"rev-parse", "--verify", "BISECT_HEAD"}))));
+    return parse_bisect_output(output, next);
+}
+
+Expected<GitState> GitBisect::start(const std::string& bad, const std::string& good) const {
+    RIG_TRY(git({"bisect", "reset"}, false, true));
+    // A bare repository's HEAD names a branch that does not exist; bisect wants a commit.
+    RIG_TRY(git({"update-ref", "--no-deref", "HEAD", bad}));
+    std::string out = RIG_TRY(git({"bisect", "start", "--no-checkout", bad, good}));
+    return state_after(out);
+}
+
+Expected<GitState> GitBisect::mark(Verdict verdict, const std::string& sha) const {
+    std::string term = verdict == Verdict::unsure ? "skip" : std::string(to_string(verdict));
+    // git exits 2 when only skipped commits are left: that is an answer, not a failure.
+    auto out = RIG_TRY(git({"bisect", term, sha}, false, true));
+    if (out.find("fatal:") != std::string::npos || out.find("error:") != std::string::npos)
+        return fail(ErrorKind::infra,
+                    "git bisect " + term + " " + sha + ": " + std::string(util::trim(out)));
+    return state_after(out);
+}
+
+Expected<std::string> GitBisect::log() const {
+    return git({"bisect", "log"});
+}
+
+Expected<void> GitBisect::write_revert_patch(const std::string& culprit, const std::string& head,
+                                             const fs::path& file) const {
+    fs::path index = m_dir / "rig-revert-index";
+    fs::path diff_file = m_dir / "rig-revert.diff";
+    std::string diff = RIG_TRY(git({"diff", "--binary", culprit, culprit + "^1"}));
+    {
+        std::ofstream out(diff_file, std::ios::binary | std::ios::trunc);
+        out << diff;
+    }
+    std::vector<std::string> argv{"git", "read-tree", head};
+    proc::RunOptions options;
+    options.cwd = m_dir;
+    options.env = {{"GIT_INDEX_FILE", index.string()},
+                   {"GIT_AUTHOR_NAME", "rig"},
+                   {"GIT_AUTHOR_EMAIL", "rig@localhost"},
+                   {"GIT_COMMITTER_NAME", "rig"},
+                   {"GIT_COMMITTER_EMAIL", "rig@localhost"}};
+    auto step = [&](std::vector<std::string> args) -> Expected<std::string> {
+        args.insert(args.begin(), "git");
+        auto result = RIG_TRY(proc::run(args, options));
+        if (result.exit_code != 0)
+            return fail(ErrorKind::infra,
+                        util::join(args, " ") + ": " + std::string(util::trim(result.err)));
+        return std::string(util::trim(result.out));
+    };
+    RIG_TRY(step({"read-tree", head}));
+    RIG_TRY(step({"apply", "--cached", diff_file.string()}));
+    std::string tree = RIG_TRY(step({"write-tree"}));
+    CommitInfo info = RIG_TRY(describe(culprit));
+    std::string commit = RIG_TRY(step({"commit-tree", tree, "-p", head, "-m",
+                                       "Revert \"" + info.subject + "\"\n\nThis reverts commit " +
+                                           culprit + " (rig bisect's check)."}));
+    std::string patch = RIG_TRY(step({"format-patch", "-1", "--stdout", commit}));
+    fs::remove(index);
+    fs::remove(diff_file);
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << patch << "\n";
+    if (!out.flush())
+        return fail(ErrorKind::infra, "cannot write " + file.string());
+    return {};
+}
+
+} // namespace rig::bisect

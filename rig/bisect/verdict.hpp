@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// The pure part of a bisect: criteria, what one sample says under a criterion, how many
+// samples a commit needs, and the verdict on a commit from its samples. No I/O, so every
+// rule is unit-tested with made-up samples.
+#pragma once
+
+#include "core/sample.hpp"
+#include "util/error.hpp"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rig::bisect {
+
+enum class CriterionKind {
+    errors,    // the bad endpoint's error signatures
+    signature, // an error line matching a regular expression
+    duration,  // the workload's guest-measured time
+};
+
+struct Criterion {
+    CriterionKind kind = CriterionKind::errors;
+    std::string pattern;      // signature: ECMAScript regex, matched against line and signature
+    double threshold = 0.10;  // duration: bad is at least this much slower than good
+    std::string text() const; // as the user writes it; parse_criterion(text()) gives it back
+};
+
+// "errors", "signature:REGEX", "duration" or "duration:+N%". Usage errors name the text.
+Expected<Criterion> parse_criterion(std::string_view text);
+
+// What one sample tells about its commit.
+enum class SampleClass {
+    reproduces, // shows the regression the criterion asks about
+    clean,      // ran and does not show it (duration: a usable timing)
+    unusable,   // a boot failure, hang or other failure the criterion does not ask about
+    infra,      // the machinery failed: retried, not data
+    aborted,    // rig was interrupted: redone, not data
+};
+std::string_view to_string(SampleClass value);
+
+// The signatures that mark the regression for `errors`: those seen in at least half of
+// the bad endpoint's failing samples; of those, the kernel's own lines when there are
+// any, else the workload's without make's generic "*** Error" lines. A stray line of
+// another signature then does not make a commit bad. Empty when the failures printed no
+// error line: the outcome decides.
+std::set<std::string> regression_signatures(const std::vector<core::Sample>& bad_samples);
+
+// `targets` is regression_signatures() of the bad endpoint (errors only).
+SampleClass classify_sample(const Criterion& criterion, const core::Sample& sample,
+                            const std::set<std::string>& targets);
+
+// Why a sample counts as it does, in one line, for the evidence column.
+std::string sample_evidence(const Criterion& criterion, const core::Sample& sample,
+                            const std::set<std::string>& targets);
+
+// Functional criteria: with a reproduction rate p at the bad endpoint (reproduced of
+// total usable samples), the smallest n with (1 - p)^n <= 1 - confidence, at least 2 and
+// at most `cap`. p is taken as at most total/(total + 1): three of three is not proof
+// that the bug shows every time.
+struct SamplePlan {
+    double rate = 0;       // the rate used
+    int samples = 0;       // per commit, for a good verdict
+    double confidence = 0; // 1 - (1 - rate)^samples: a bad commit shows within that many
+};
+SamplePlan plan_samples(int reproduced, int total, double confidence, int cap = 10);
+
+enum class Verdict { good, bad, skip, unsure };
+std::string_view to_string(Verdict verdict);
+std::optional<Verdict> parse_verdict(std::string_view text);
+
+// What to do with a commit after its samples so far: a verdict, or one more sample.
+struct Decision {
+    std::optional<Verdict> verdict; // nullopt: take another sample
+    std::string reason;
+};
+
+// Functional: bad as soon as one sample reproduces; skip when a sample was unusable;
+// good after `needed` clean samples. Infra and aborted samples are ignored here (the
+// driver retries them).
+Decision decide_functional(const std::vector<SampleClass>& samples, int needed);
+
+// Performance: the commit's timings against both calibrated endpoints, each compared
+// with Welch's t-test (Mann-Whitney once both sides have 8 samples) at `alpha`. Bad when
+// it differs from good (slower) and not from bad; good when it differs from bad (faster)
+// and not from good. Otherwise more samples up to `budget`, then unsure: rig skips the
+// commit rather than guess, and the bisect ends with a range if it must.
+struct Calibration {
+    std::vector<double> good;
+    std::vector<double> bad;
+};
+Decision decide_duration(const Calibration& calibration, const std::vector<double>& timings,
+                         int unusable, int initial, int budget, double alpha = 0.05);
+
+// The endpoints under a duration criterion: bad must be slower than good by the
+// threshold on medians, and significantly so. An error message when not.
+std::optional<std::string> check_duration_endpoints(const Calibration& calibration,
+                                                    double threshold, double alpha = 0.05);
+
+} // namespace rig::bisect

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// `rig bisect`: parse, then hand over to bisect/.
+#include "cli/bisect.hpp"
+
+#include "kernel/artifact.hpp"
+#include "store/store.hpp"
+#include "vm/qemu.hpp"
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+namespace rig::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void on_signal(int) {
+    g_interrupted = true;
+}
+
+// Ctrl-C and SIGTERM end the sample in flight; the bisect is saved as interrupted.
+void install_signal_handlers() {
+    struct sigaction action {};
+    action.sa_handler = on_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGHUP, &action, nullptr);
+}
+
+bisect::Settings settings_for(const GlobalOptions& global) {
+    bisect::Settings settings;
+    // Absolute: QEMU and virtiofsd resolve paths from their own cwd.
+    settings.results_dir =
+        std::filesystem::absolute(global.db.parent_path().empty() ? "." : global.db.parent_path());
+    settings.cache_dir = kernel::default_cache_dir();
+    return settings;
+}
+
+int exit_code_for(bisect::Status status) {
+    switch (status) {
+    case bisect::Status::culprit:
+        return k_exit_ok;
+    case bisect::Status::stopped:
+        return k_exit_infra;
+    case bisect::Status::interrupted:
+        return 130;
+    default:
+        return k_exit_failed;
+    }
+}
+
+int run(store::Database& db, int64_t id, const bisect::Settings& settings) {
+    install_signal_handlers();
+    auto hypervisor = vm::make_qemu_hypervisor();
+    auto status = bisect::run_bisect(id, db, *hypervisor, settings, g_interrupted, std::cout);
+    if (!status)
+        return report_error(status.error());
+    if (*status == bisect::Status::culprit || *status == bisect::Status::unverified) {
+        auto text = bisect::render_report(id, db, settings);
+        if (!text)
+            return report_error(text.error());
+        std::cout << "\n" << *text;
+    }
+    return exit_code_for(*status);
+}
+
+} // namespace
+
+void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
+    auto* bisect = app.add_subcommand(
+        "bisect", "bisect a kernel git tree to the commit that broke a cell, unattended");
+    bisect->require_subcommand(1);
+
+    auto* start = bisect->add_subcommand(
+        "start", "check both endpoints, bisect with git, verify the culprit, report");
+    auto& s = options.start;
+    start->add_option("scenario", s.scenario, "scenario YAML file")->required();
+    start
+        ->add_option("--cell", s.cell,
+                     "the cell: id or id prefix, or KEY=VALUE[,KEY=VALUE] on kernel, config "
+                     "and axes (fs, cache, msize, ...)")
+        ->required();
+    start->add_option("--good", s.good, "a revision where the cell passes")->required();
+    start->add_option("--bad", s.bad, "a later revision where it fails")->required();
+    start->add_option("--criterion", s.criterion,
+                      "errors (the bad endpoint's error signatures), signature:REGEX, or "
+                      "duration[:+N%] (default errors; duration's default threshold is +10%)");
+    start
+        ->add_option("--samples", s.samples,
+                     "samples at each endpoint and for each verification (default 3)")
+        ->check(CLI::Range(1, 100));
+    start->add_option("--confidence", s.confidence,
+                      "wanted confidence of a good verdict under errors/signature (default 0.95)");
+    start
+        ->add_option("--max-samples", s.max_samples,
+                     "most samples per commit: the cap (errors, signature) or the budget of an "
+                     "unsure duration (default 10)")
+        ->check(CLI::Range(2, 1000));
+    start
+        ->add_option("--infra-retries", s.infra_retries,
+                     "infra errors in a row retried before the bisect stops (default 3)")
+        ->check(CLI::Range(0, 100));
+    start->add_flag("--verify-revert", s.verify_revert,
+                    "also revert the culprit on BAD and check that the cell passes");
+    start->callback([&options] { options.action = BisectAction::start; });
+
+    auto* resume = bisect->add_subcommand("resume", "carry on with a stopped or killed bisect");
+    resume->add_option("id", options.id, "bisect id")->required();
+    resume->callback([&options] { options.action = BisectAction::resume; });
+
+    auto* status = bisect->add_subcommand("status", "list bisects, or show one");
+    status->add_option("id", options.id, "bisect id (default: all)");
+    status->callback([&options] { options.action = BisectAction::status; });
+
+    auto* report = bisect->add_subcommand(
+        "report", "steps, culprit, confidence, cost and a summary for a mail");
+    report->add_option("id", options.id, "bisect id")->required();
+    report->callback([&options] { options.action = BisectAction::report; });
+
+    auto* log = bisect->add_subcommand("log", "print the replayable `git bisect log`");
+    log->add_option("id", options.id, "bisect id")->required();
+    log->callback([&options] { options.action = BisectAction::log; });
+}
+
+int bisect_command(const GlobalOptions& global, const BisectCommandOptions& options) {
+    auto db = store::Database::open(global.db);
+    if (!db)
+        return report_error(db.error());
+    bisect::Settings settings = settings_for(global);
+    switch (options.action) {
+    case BisectAction::start: {
+        auto id = bisect::create_bisect(options.start, **db, settings);
+        if (!id)
+            return report_error(id.error());
+        std::cout << "bisect " << *id << " created; `rig bisect resume " << *id
+                  << "` carries on after a kill or a reboot\n";
+        return run(**db, *id, settings);
+    }
+    case BisectAction::resume:
+        return run(**db, options.id, settings);
+    case BisectAction::status: {
+        auto text = bisect::render_status(**db, options.id);
+        if (!text)
+            return report_error(text.error());
+        std::cout << *text;
+        return k_exit_ok;
+    }
+    case BisectAction::report: {
+        auto text = bisect::render_report(options.id, **db, settings);
+        if (!text)
+            return report_error(text.error());
+        std::cout << *text;
+        return k_exit_ok;
+    }
+    case BisectAction::log: {
+        auto text = bisect::bisect_log(options.id, **db, settings);
+        if (!text)
+            return report_error(text.error());
+        std::cout << *text;
+        return k_exit_ok;
+    }
+    case BisectAction::none:
+        break;
+    }
+    return report_error(Error{ErrorKind::usage, "rig bisect needs start, resume, status, report "
+                                                "or log"});
+}
+
+} // namespace rig::cli

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// `rig bisect start|resume|status|report|log`: unattended, resumable kernel bisects.
+#pragma once
+
+#include "bisect/bisect.hpp"
+#include "cli/commands.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace rig::cli {
+
+enum class BisectAction { none, start, resume, status, report, log };
+
+struct BisectCommandOptions {
+    BisectAction action = BisectAction::none;
+    bisect::StartOptions start;
+    int64_t id = 0; // resume, report, log; status: 0 = every bisect
+};
+
+// Adds `bisect` with its subcommands to `app`.
+void add_bisect_command(CLI::App& app, BisectCommandOptions& options);
+// Exit codes: 0 culprit found and verified, 1 no verified culprit (not reproducible,
+// inconclusive, unverified), 3 stopped by infra errors, 130 interrupted.
+int bisect_command(const GlobalOptions& global, const BisectCommandOptions& options);
+
+} // namespace rig::cli

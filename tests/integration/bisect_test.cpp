@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+// rig bisect on a real kernel history made by the test on top of linux-source-6.1: a
+// planted 9p write error under cache=mmap behind a range of commits that do not build
+// (killed with -9 half-way and resumed), endpoints that do not reproduce, and a planted
+// slowdown in 9p's open found with the duration criterion. Builds are incremental in the
+// [base, release] folder the kernels suite shares through RIG_CACHE.
+#include "linux_repo.hpp"
+#include "rig_binary.hpp"
+#include "scratch.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <fcntl.h>
+#include <fstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using rig::test::one;
+using rig::test::processes_mentioning;
+using rig::test::query;
+using rig::test::run_rig;
+
+namespace {
+
+constexpr auto k_bisect_timeout = std::chrono::minutes(120);
+
+struct Scratch : rig::test::Scratch {
+    explicit Scratch(const std::string& name) : rig::test::Scratch(name, "test-bisects") {}
+};
+
+// Commits `files` (path -> new content) on top of `parent` with a private index, so the
+// shared repository's checkout is never touched, and with a fixed date, so the history
+// has the same ids on every run and its builds are cached after the first.
+std::string commit_files(const fs::path& repo, const std::string& parent,
+                         const std::map<std::string, std::string>& files,
+                         const std::string& message, int minute) {
+    fs::path scratch = repo / ".git" / ("rig-bisect-test-" + std::to_string(::getpid()));
+    fs::create_directories(scratch);
+    std::map<std::string, std::string> env = rig::test::git_identity();
+    char date[64];
+    std::snprintf(date, sizeof date, "2023-02-01T00:%02d:00Z", minute);
+    env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date;
+    env["GIT_INDEX_FILE"] = (scratch / "index").string();
+    rig::test::must_run({"git", "read-tree", parent}, repo, env);
+    for (const auto& [path, content] : files) {
+        std::ofstream(scratch / "content", std::ios::binary | std::ios::trunc) << content;
+        std::string blob =
+            rig::test::must_run({"git", "hash-object", "-w", (scratch / "content").string()}, repo);
+        rig::test::must_run({"git", "update-index", "--cacheinfo", "100644," + blob + "," + path},
+                            repo, env);
+    }
+    std::string tree = rig::test::must_run({"git", "write-tree"}, repo, env);
+    std::string commit =
+        rig::test::must_run({"git", "commit-tree", tree, "-p", parent, "-m", message}, repo, env);
+    fs::remove_all(scratch);
+    return commit;
+}
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+    auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos)
+        text.replace(at, from.size(), to);
+    return text;
+}
+
+// (a) base, a harmless commit, two commits that do not compile, the fix, the planted write
+// error (cache=mmap only: that mode has its own write_iter), two harmless commits. In a
+// linear range of 7, git tests the third commit first: the broken range is met for sure.
+struct FunctionalHistory {
+    std::string good, broken1, broken2, parent, culprit, bad;
+};
+
+const FunctionalHistory& functional_history() {
+    static FunctionalHistory history = [] {
+        fs::path repo = rig::test::linux_repo();
+        const std::string base = rig::test::k_linux_base_tag;
+        auto at = [&](const std::string& path) { return rig::test::file_at(repo, base, path); };
+        FunctionalHistory h;
+        h.good = rig::test::must_run({"git", "rev-parse", base + "^{commit}"}, repo);
+        std::string c1 = commit_files(
+            repo, h.good, {{"fs/9p/v9fs.c", at("fs/9p/v9fs.c") + "\n/* rig bisect test: c1 */\n"}},
+            "9p: note the session setup", 1);
+        std::string addr = at("fs/9p/vfs_addr.c");
+        h.broken1 = commit_files(
+            repo, c1, {{"fs/9p/vfs_addr.c", addr + "\nint rig_half_done(void) { return 0 }\n"}},
+            "9p: start a helper (does not build)", 2);
+        h.broken2 = commit_files(
+            repo, h.broken1,
+            {{"fs/9p/vfs_addr.c", addr + "\nint rig_half_done(void) { return undeclared; }\n"}},
+            "9p: continue the helper (still does not build)", 3);
+        h.parent = commit_files(
+            repo, h.broken2,
+            {{"fs/9p/vfs_addr.c", addr + "\nint rig_half_done(void);\nint rig_half_done(void) "
+                                         "{ return 0; }\n"}},
+            "9p: finish the helper (builds again)", 4);
+        std::string planted = replace_once(
+            at("fs/9p/vfs_file.c"),
+            "\t/*\n\t * TODO: invalidate mmaps on filp's inode between\n"
+            "\t * offset and offset+count\n\t */\n\treturn v9fs_file_write_iter(iocb, from);",
+            "\tconst char *name = iocb->ki_filp->f_path.dentry->d_name.name;\n"
+            "\tsize_t len = strlen(name);\n\n"
+            "\tif (len > 2 && strcmp(name + len - 2, \".o\") == 0) {\n"
+            "\t\tpr_err(\"9p: mmap write to %s refused\\n\", name);\n"
+            "\t\treturn -EIO;\n\t}\n"
+            "\treturn v9fs_file_write_iter(iocb, from);");
+        h.culprit = commit_files(repo, h.parent, {{"fs/9p/vfs_file.c", planted}},
+                                 "9p: check object writes in the mmap path", 5);
+        std::string c6 = commit_files(
+            repo, h.culprit,
+            {{"fs/9p/vfs_dir.c", at("fs/9p/vfs_dir.c") + "\n/* rig bisect test: c6 */\n"}},
+            "9p: note the readdir path", 6);
+        h.bad = commit_files(
+            repo, c6,
+            {{"fs/9p/vfs_super.c", at("fs/9p/vfs_super.c") + "\n/* rig bisect test: c7 */\n"}},
+            "9p: note the superblock setup", 7);
+        rig::test::must_run({"git", "update-ref", "refs/rig-tests/bisect-functional", h.bad}, repo);
+        return h;
+    }();
+    return history;
+}
+
+// (b) base, one harmless commit, a 20 ms sleep in every 9p open, two harmless commits.
+struct SlowHistory {
+    std::string good, culprit, bad;
+};
+
+const SlowHistory& slow_history() {
+    static SlowHistory history = [] {
+        fs::path repo = rig::test::linux_repo();
+        const std::string base = rig::test::k_linux_base_tag;
+        auto at = [&](const std::string& path) { return rig::test::file_at(repo, base, path); };
+        SlowHistory h;
+        h.good = rig::test::must_run({"git", "rev-parse", base + "^{commit}"}, repo);
+        std::string d1 = commit_files(
+            repo, h.good, {{"fs/9p/v9fs.c", at("fs/9p/v9fs.c") + "\n/* rig bisect test: d1 */\n"}},
+            "9p: note the session setup", 11);
+        std::string slowed = replace_once(at("fs/9p/vfs_file.c"), "#include <linux/uio.h>\n",
+                                          "#include <linux/uio.h>\n#include <linux/delay.h>\n");
+        slowed =
+            replace_once(slowed, "int v9fs_file_open(struct inode *inode, struct file *file)\n{\n",
+                         "int v9fs_file_open(struct inode *inode, struct file *file)\n{\n"
+                         "\tmsleep(20);\n");
+        h.culprit = commit_files(repo, d1, {{"fs/9p/vfs_file.c", slowed}},
+                                 "9p: wait for the server before open", 12);
+        std::string d3 = commit_files(
+            repo, h.culprit,
+            {{"fs/9p/vfs_dir.c", at("fs/9p/vfs_dir.c") + "\n/* rig bisect test: d3 */\n"}},
+            "9p: note the readdir path", 13);
+        h.bad = commit_files(
+            repo, d3,
+            {{"fs/9p/vfs_super.c", at("fs/9p/vfs_super.c") + "\n/* rig bisect test: d4 */\n"}},
+            "9p: note the superblock setup", 14);
+        rig::test::must_run({"git", "update-ref", "refs/rig-tests/bisect-slow", h.bad}, repo);
+        return h;
+    }();
+    return history;
+}
+
+// One git kernel as [base, release] (the kernels suite's folder), cache loose and mmap.
+fs::path write_scenario(const Scratch& scratch, const std::string& name) {
+    fs::path file = scratch.dir / (name + ".yaml");
+    std::ofstream(file) << "name: " << name << "\nkernels:\n"
+                        << "  - {name: linux, git: " << rig::test::linux_repo().string()
+                        << ", ref: " << rig::test::k_linux_base_tag
+                        << ", config: [base, release]}\n"
+                        << "matrix:\n  fs: 9p\n  cache: [loose, mmap]\n"
+                        << "workload:\n  generate: {units: 4, headers: 2, functions: 8}\n"
+                        << "  command: make -j2 && ./prog\n"
+                        << "timeouts: {boot: 5m, workload: 10m, silence: 5m}\n";
+    return file;
+}
+
+std::vector<std::string> start_args(const Scratch& scratch, const fs::path& scenario,
+                                    const std::string& cell, const std::string& good,
+                                    const std::string& bad, std::vector<std::string> extra) {
+    std::vector<std::string> args{"--db",
+                                  scratch.db.string(),
+                                  "bisect",
+                                  "start",
+                                  scenario.string(),
+                                  "--cell",
+                                  cell,
+                                  "--good",
+                                  good,
+                                  "--bad",
+                                  bad};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void print_cost(const std::string& what, const fs::path& db, double wall) {
+    std::cout << "[ measured ] " << what << ": " << one(db, "SELECT count(*) FROM kernel_builds")
+              << " builds (" << one(db, "SELECT count(*) FROM kernel_builds WHERE outcome != 'ok'")
+              << " failed), " << one(db, "SELECT count(*) FROM samples") << " boots, "
+              << static_cast<int>(wall) << " s wall\n";
+}
+
+TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
+    Scratch scratch("functional");
+    const FunctionalHistory& h = functional_history();
+    fs::path scenario = write_scenario(scratch, "bisect-functional");
+    auto args = start_args(scratch, scenario, "cache=mmap", h.good, h.bad,
+                           {"--samples", "3", "--confidence", "0.9", "--verify-revert"});
+    const char* binary = std::getenv("RIG_BINARY");
+    ASSERT_NE(binary, nullptr);
+    auto started = std::chrono::steady_clock::now();
+    pid_t rig = ::fork();
+    if (rig == 0) {
+        ::chdir(rig::test::source_root().c_str());
+        int log = ::open((scratch.dir / "first.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(log, 1);
+        ::dup2(log, 2);
+        std::vector<char*> argv{const_cast<char*>(binary)};
+        for (auto& arg : args)
+            argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        ::execv(binary, argv.data());
+        ::_exit(127);
+    }
+    // Kill -9 once the endpoints are done and a guest of the bisect proper is running.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(90);
+    bool ready = false;
+    int status = 0;
+    while (!ready && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::seconds(2));
+        if (::waitpid(rig, &status, WNOHANG) == rig)
+            break;
+        ready = fs::exists(scratch.db) &&
+                one(scratch.db, "SELECT count(*) FROM bisect_steps WHERE role = 'bisect'") != "0" &&
+                one(scratch.db, "SELECT count(*) FROM bisect_steps WHERE role = 'bisect' AND "
+                                "verdict = 'good'") == "0" &&
+                !processes_mentioning(scratch.dir.string() + "/bisects").empty();
+    }
+    ASSERT_TRUE(ready) << "exit status " << status << "\n"
+                       << rig::test::read_text(scratch.dir / "first.log");
+    std::this_thread::sleep_for(std::chrono::seconds(5));
+    ::kill(rig, SIGKILL);
+    ::waitpid(rig, nullptr, 0);
+    for (int i = 0; i < 50 && !processes_mentioning(scratch.dir.string() + "/bisects").empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string() + "/bisects").empty());
+    std::string steps_before = one(scratch.db, "SELECT count(*) FROM bisect_steps");
+    std::string samples_before = one(scratch.db, "SELECT group_concat(id) FROM samples");
+
+    auto resumed =
+        run_rig({"--db", scratch.db.string(), "bisect", "resume", "1"}, k_bisect_timeout);
+    double wall = seconds_since(started);
+    ASSERT_EQ(resumed.exit_code, 0)
+        << rig::test::read_text(scratch.dir / "first.log") << resumed.out << resumed.err;
+    print_cost("functional bisect (7 commits, killed once)", scratch.db, wall);
+    EXPECT_EQ(one(scratch.db, "SELECT status, culprit FROM bisects"), "culprit\t" + h.culprit)
+        << resumed.out;
+    // Nothing stored before the kill was redone: the steps and samples are still there, no
+    // commit was built twice and no step measured twice.
+    EXPECT_GE(one(scratch.db, "SELECT count(*) FROM bisect_steps"), steps_before);
+    for (const std::string& id : [&] {
+             std::vector<std::string> ids;
+             std::stringstream in(samples_before);
+             std::string id;
+             while (std::getline(in, id, ','))
+                 ids.push_back(id);
+             return ids;
+         }())
+        EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM samples WHERE id = " + id), "1") << id;
+    EXPECT_TRUE(query(scratch.db, "SELECT \"commit\" FROM kernel_builds GROUP BY \"commit\", "
+                                  "config_hash HAVING count(*) > 1")
+                    .empty());
+    EXPECT_TRUE(query(scratch.db, "SELECT role, \"commit\" FROM bisect_steps GROUP BY role, "
+                                  "\"commit\" HAVING count(*) > 1")
+                    .empty());
+    // The broken range was skipped, never called good or bad.
+    auto broken = query(scratch.db, "SELECT verdict, build_outcome FROM bisect_steps WHERE "
+                                    "\"commit\" IN ('" +
+                                        h.broken1 + "', '" + h.broken2 + "')");
+    EXPECT_FALSE(broken.empty()) << resumed.out;
+    for (const auto& row : broken)
+        EXPECT_EQ(row, "skip\tbuild-failed");
+    // Cost: at most ceil(log2 7) + 2 = 5 builds plus the skipped ones.
+    int skipped = std::stoi(one(scratch.db, "SELECT count(*) FROM bisect_steps WHERE verdict = "
+                                            "'skip'"));
+    EXPECT_LE(std::stoi(one(scratch.db, "SELECT count(DISTINCT \"commit\") FROM bisect_steps")),
+              5 + skipped);
+    EXPECT_EQ(one(scratch.db, "SELECT verdict, \"commit\" FROM bisect_steps WHERE role = "
+                              "'verify-culprit'"),
+              "bad\t" + h.culprit);
+    EXPECT_EQ(one(scratch.db, "SELECT verdict, \"commit\" FROM bisect_steps WHERE role = "
+                              "'verify-parent'"),
+              "good\t" + h.parent);
+    // BAD with the culprit reverted passes.
+    EXPECT_EQ(one(scratch.db, "SELECT verdict, \"commit\" FROM bisect_steps WHERE role = "
+                              "'verify-revert'"),
+              "good\t" + h.bad);
+
+    auto report = run_rig({"--db", scratch.db.string(), "bisect", "report", "1"});
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    EXPECT_NE(report.out.find("first bad commit: " + h.culprit), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find("9p: check object writes in the mmap path"), std::string::npos);
+    EXPECT_NE(report.out.find("rig <rig@localhost>"), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find("9p: mmap write to"), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find("confidence"), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find("Subject: [REGRESSION]"), std::string::npos) << report.out;
+    std::cout << report.out;
+
+    // The log replays in a clone of the user's repository with git alone.
+    auto log = run_rig({"--db", scratch.db.string(), "bisect", "log", "1"});
+    ASSERT_EQ(log.exit_code, 0) << log.err;
+    EXPECT_NE(log.out.find("# first bad commit: [" + h.culprit + "]"), std::string::npos)
+        << log.out;
+    fs::path clone = scratch.dir / "replay.git";
+    rig::test::must_run({"git", "clone", "-q", "--bare", "--shared",
+                         rig::test::linux_repo().string(), clone.string()});
+    std::ofstream(scratch.dir / "bisect.log") << log.out;
+    rig::test::must_run({"git", "bisect", "replay", (scratch.dir / "bisect.log").string()}, clone);
+    EXPECT_EQ(rig::test::must_run({"git", "rev-parse", "refs/bisect/bad"}, clone), h.culprit);
+
+    auto status_out = run_rig({"--db", scratch.db.string(), "bisect", "status"});
+    EXPECT_NE(status_out.out.find("culprit"), std::string::npos) << status_out.out;
+}
+
+TEST(Bisect, EndpointsThatDoNotReproduceGiveAClearMessage) {
+    Scratch scratch("endpoints");
+    const FunctionalHistory& h = functional_history();
+    fs::path scenario = write_scenario(scratch, "bisect-endpoints");
+    auto started = std::chrono::steady_clock::now();
+    // cache=loose never takes the mmap write path: nothing to find at BAD.
+    auto loose =
+        run_rig(start_args(scratch, scenario, "cache=loose", h.good, h.bad, {"--samples", "2"}),
+                k_bisect_timeout);
+    EXPECT_EQ(loose.exit_code, 1) << loose.out << loose.err;
+    EXPECT_NE(loose.out.find("not reproducible at BAD"), std::string::npos) << loose.out;
+    // GOOD given after the culprit already shows it.
+    auto late =
+        run_rig(start_args(scratch, scenario, "cache=mmap", h.culprit, h.bad, {"--samples", "2"}),
+                k_bisect_timeout);
+    EXPECT_EQ(late.exit_code, 1) << late.out << late.err;
+    EXPECT_NE(late.out.find("already bad at GOOD"), std::string::npos) << late.out;
+    EXPECT_EQ(query(scratch.db, "SELECT status, COALESCE(culprit, '-') FROM bisects ORDER BY id"),
+              (std::vector<std::string>{"not-reproducible\t-", "not-reproducible\t-"}));
+    EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM bisect_steps WHERE role = 'bisect'"), "0");
+    print_cost("two endpoint checks", scratch.db, seconds_since(started));
+    // Usage errors are caught before anything is built.
+    auto backwards = run_rig(start_args(scratch, scenario, "cache=mmap", h.bad, h.good, {}));
+    EXPECT_EQ(backwards.exit_code, 2) << backwards.out << backwards.err;
+    auto nothing = run_rig(start_args(scratch, scenario, "cache=none", h.good, h.bad, {}));
+    EXPECT_EQ(nothing.exit_code, 2);
+    EXPECT_NE(nothing.err.find("matches 0 cells"), std::string::npos) << nothing.err;
+}
+
+TEST(Bisect, InfraErrorsStopTheBisectWithItsStateSaved) {
+    Scratch scratch("infra");
+    const FunctionalHistory& h = functional_history();
+    // QEMU cannot start a guest with 64 TiB of memory: a real infra error at every sample.
+    fs::path scenario = write_scenario(scratch, "bisect-infra");
+    std::ofstream(scenario, std::ios::app) << "guest: {memory: 64T}\n";
+    auto args =
+        start_args(scratch, scenario, "cache=mmap", h.good, h.bad, {"--infra-retries", "1"});
+    auto stopped = run_rig(args, k_bisect_timeout);
+    EXPECT_EQ(stopped.exit_code, 3) << stopped.out << stopped.err;
+    EXPECT_NE(stopped.out.find("2 infra errors in a row"), std::string::npos) << stopped.out;
+    EXPECT_NE(stopped.out.find("cannot set up guest memory"), std::string::npos) << stopped.out;
+    EXPECT_EQ(one(scratch.db, "SELECT status FROM bisects"), "stopped");
+    EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM bisect_steps"), "0");
+    EXPECT_EQ(one(scratch.db, "SELECT group_concat(outcome) FROM samples"),
+              "infra-error,infra-error");
+    // Resumable: it retries, and stops again while the machinery is still broken.
+    auto again = run_rig({"--db", scratch.db.string(), "bisect", "resume", "1"}, k_bisect_timeout);
+    EXPECT_EQ(again.exit_code, 3) << again.out << again.err;
+    EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM samples"), "4");
+}
+
+TEST(Bisect, PlantedSlowdownFoundWithTheDurationCriterion) {
+    Scratch scratch("duration");
+    const SlowHistory& h = slow_history();
+    fs::path scenario = write_scenario(scratch, "bisect-duration");
+    auto started = std::chrono::steady_clock::now();
+    auto result = run_rig(
+        start_args(scratch, scenario, "cache=loose", h.good, h.bad,
+                   {"--criterion", "duration:+10%", "--samples", "3", "--max-samples", "6"}),
+        k_bisect_timeout);
+    print_cost("duration bisect (4 commits)", scratch.db, seconds_since(started));
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_EQ(one(scratch.db, "SELECT status, culprit FROM bisects"), "culprit\t" + h.culprit)
+        << result.out;
+    std::cout << result.out;
+}
+
+} // namespace

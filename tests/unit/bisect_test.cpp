@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+// Tests of bisect/: criteria, sample classes, sample counts, verdicts, git's bisect output,
+// git bisect in rig's own repository, the stored settings and steps.
+#include "bisect/bisect.hpp"
+#include "bisect/git.hpp"
+#include "bisect/verdict.hpp"
+#include "proc/process.hpp"
+#include "store/store.hpp"
+#include "temp_dir.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace rig::bisect;
+using rig::core::Outcome;
+using rig::core::Sample;
+namespace fs = std::filesystem;
+
+namespace {
+
+Sample sample(Outcome outcome, std::vector<std::string> signatures = {}, double seconds = 10) {
+    Sample out;
+    out.outcome = outcome;
+    out.guest_seconds = seconds;
+    for (const auto& signature : signatures)
+        out.lines.push_back(
+            {rig::core::Severity::error, "dmesg", signature + " (line)", signature});
+    return out;
+}
+
+Criterion criterion(const std::string& text) {
+    auto parsed = parse_criterion(text);
+    EXPECT_TRUE(parsed) << text;
+    return parsed ? *parsed : Criterion{};
+}
+
+} // namespace
+
+TEST(BisectCriterion, ParsesAndPrintsBack) {
+    EXPECT_EQ(criterion("errors").kind, CriterionKind::errors);
+    EXPECT_EQ(criterion("signature:EBADF|EIO").pattern, "EBADF|EIO");
+    EXPECT_EQ(criterion("duration").threshold, 0.10);
+    EXPECT_DOUBLE_EQ(criterion("duration:+25%").threshold, 0.25);
+    EXPECT_DOUBLE_EQ(criterion("duration:5%").threshold, 0.05);
+    for (const char* text :
+         {"errors", "signature:9p: .* refused", "duration:+10%", "duration:+2.5%"})
+        EXPECT_EQ(criterion(text).text(), text);
+    for (const char* bad : {"", "error", "signature:", "signature:(", "duration:10", "duration:+0%",
+                            "duration:+x%", "slower"}) {
+        auto parsed = parse_criterion(bad);
+        ASSERT_FALSE(parsed) << bad;
+        EXPECT_EQ(parsed.error().kind, rig::ErrorKind::usage);
+    }
+}
+
+TEST(BisectVerdict, RegressionSignaturesIgnoreAStrayLine) {
+    std::vector<Sample> bad{sample(Outcome::workload_failed, {"9p: write refused", "stray A"}),
+                            sample(Outcome::workload_failed, {"9p: write refused"}),
+                            sample(Outcome::workload_failed, {"9p: write refused", "stray B"}),
+                            sample(Outcome::ok)};
+    auto targets = regression_signatures(bad);
+    EXPECT_EQ(targets, (std::set<std::string>{"9p: write refused"}));
+    Criterion errors = criterion("errors");
+    EXPECT_EQ(classify_sample(errors, bad[0], targets), SampleClass::reproduces);
+    // A commit whose only error is another signature is not bad.
+    EXPECT_EQ(classify_sample(errors, sample(Outcome::errors, {"stray C"}), targets),
+              SampleClass::clean);
+    EXPECT_EQ(classify_sample(errors, sample(Outcome::ok), targets), SampleClass::clean);
+    // Without error lines at BAD, a failed workload is the regression.
+    EXPECT_EQ(classify_sample(errors, sample(Outcome::workload_failed), {}),
+              SampleClass::reproduces);
+}
+
+TEST(BisectVerdict, KernelLinesMarkTheRegressionNotMakesSummary) {
+    auto with = [](Sample sample, const std::string& source, const std::string& signature) {
+        sample.lines.push_back({rig::core::Severity::error, source, signature, signature});
+        return sample;
+    };
+    Sample failed = sample(Outcome::workload_failed);
+    failed = with(failed, "workload", "make: *** [Makefile:N: units/unit_N.o] Error N");
+    failed = with(failed, "workload", "unit_N.c: fatal error: Input/output error");
+    Sample kernel = with(failed, "dmesg", "Np: mmap write to unit_N.o refused");
+    EXPECT_EQ(regression_signatures({kernel, kernel}),
+              (std::set<std::string>{"Np: mmap write to unit_N.o refused"}));
+    EXPECT_EQ(regression_signatures({failed, failed}),
+              (std::set<std::string>{"unit_N.c: fatal error: Input/output error"}));
+    // Another compile failure ends in the same make line, and is not the regression.
+    Sample other = with(sample(Outcome::workload_failed), "workload",
+                        "make: *** [Makefile:N: units/unit_N.o] Error N");
+    other = with(other, "workload", "unit_N.c: error: expected ';'");
+    EXPECT_EQ(classify_sample(criterion("errors"), other, regression_signatures({failed})),
+              SampleClass::clean);
+}
+
+TEST(BisectVerdict, BootFailuresAreUnusableInfraAndAbortAreNotData) {
+    Criterion errors = criterion("errors");
+    for (Outcome outcome : {Outcome::kernel_panic, Outcome::boot_timeout, Outcome::workload_timeout,
+                            Outcome::console_silence})
+        EXPECT_EQ(classify_sample(errors, sample(outcome), {"x"}), SampleClass::unusable);
+    EXPECT_EQ(classify_sample(errors, sample(Outcome::infra_error), {}), SampleClass::infra);
+    EXPECT_EQ(classify_sample(errors, sample(Outcome::aborted), {}), SampleClass::aborted);
+    // A signature criterion that asks about a panic counts it.
+    Criterion panic = criterion("signature:Kernel panic");
+    EXPECT_EQ(
+        classify_sample(panic, sample(Outcome::kernel_panic, {"Kernel panic - not syncing"}), {}),
+        SampleClass::reproduces);
+    EXPECT_EQ(classify_sample(panic, sample(Outcome::boot_timeout), {}), SampleClass::unusable);
+    Criterion duration = criterion("duration");
+    EXPECT_EQ(classify_sample(duration, sample(Outcome::ok), {}), SampleClass::clean);
+    EXPECT_EQ(classify_sample(duration, sample(Outcome::workload_failed), {}),
+              SampleClass::unusable);
+}
+
+TEST(BisectVerdict, SamplesPerCommitFollowTheReproductionRate) {
+    // Always reproduces (3 of 3): taken as 3/4, so 0.25^3 <= 0.05 needs 3.
+    SamplePlan always = plan_samples(3, 3, 0.95);
+    EXPECT_DOUBLE_EQ(always.rate, 0.75);
+    EXPECT_EQ(always.samples, 3);
+    EXPECT_GE(always.confidence, 0.95);
+    // Half the time: 0.5^n <= 0.05 needs 5.
+    EXPECT_EQ(plan_samples(5, 10, 0.95).samples, 5);
+    // Rarely: capped, and the confidence says what the cap buys.
+    SamplePlan rare = plan_samples(1, 10, 0.95, 10);
+    EXPECT_EQ(rare.samples, 10);
+    EXPECT_NEAR(rare.confidence, 1 - std::pow(0.9, 10), 1e-9);
+    EXPECT_LT(rare.confidence, 0.95);
+    // Never less than two.
+    EXPECT_EQ(plan_samples(20, 20, 0.5).samples, 2);
+    EXPECT_EQ(plan_samples(0, 3, 0.95).samples, 0);
+}
+
+TEST(BisectVerdict, FunctionalVerdicts) {
+    using C = SampleClass;
+    EXPECT_EQ(decide_functional({C::clean, C::reproduces}, 3).verdict, Verdict::bad);
+    EXPECT_EQ(decide_functional({C::unusable}, 3).verdict, Verdict::skip);
+    EXPECT_FALSE(decide_functional({C::clean, C::clean}, 3).verdict);
+    EXPECT_EQ(decide_functional({C::clean, C::clean, C::clean}, 3).verdict, Verdict::good);
+    EXPECT_FALSE(decide_functional({}, 2).verdict);
+}
+
+TEST(BisectVerdict, DurationVerdictsAgainstBothEndpoints) {
+    Calibration calibration{{10.0, 10.4, 9.8, 10.1}, {14.9, 15.3, 15.0, 14.6}};
+    EXPECT_EQ(decide_duration(calibration, {15.1, 14.8, 15.2}, 0, 3, 9).verdict, Verdict::bad);
+    EXPECT_EQ(decide_duration(calibration, {10.2, 9.9, 10.0}, 0, 3, 9).verdict, Verdict::good);
+    // Fewer than the initial samples: more.
+    EXPECT_FALSE(decide_duration(calibration, {15.1, 14.8}, 0, 3, 9).verdict);
+    // Half-way and noisy: more samples within the budget, then unsure, never a guess.
+    std::vector<double> between{12.4, 12.6, 12.5};
+    EXPECT_FALSE(decide_duration(calibration, between, 0, 3, 9).verdict);
+    EXPECT_EQ(decide_duration(calibration, between, 0, 3, 3).verdict, Verdict::unsure);
+    EXPECT_EQ(decide_duration(calibration, {10.0, 10.1, 10.2}, 1, 3, 9).verdict, Verdict::skip);
+}
+
+TEST(BisectVerdict, DurationEndpointsMustDifferByTheThreshold) {
+    EXPECT_FALSE(check_duration_endpoints({{10, 10.2, 9.9}, {13, 13.1, 12.8}}, 0.10));
+    auto same = check_duration_endpoints({{10, 10.2, 9.9}, {10.1, 10.3, 9.8}}, 0.10);
+    ASSERT_TRUE(same);
+    EXPECT_NE(same->find("not reproducible at BAD"), std::string::npos) << *same;
+    // 12 % slower on medians, but within the noise: not significant.
+    auto noisy = check_duration_endpoints({{10, 14, 8}, {11.2, 15, 9}}, 0.10);
+    ASSERT_TRUE(noisy);
+    EXPECT_NE(noisy->find("not"), std::string::npos) << *noisy;
+}
+
+TEST(BisectGit, ParsesWhatGitBisectPrints) {
+    auto next = parse_bisect_output("Bisecting: 3 revisions left to test after this (roughly 2 "
+                                    "steps)\n[abc] c4\n",
+                                    "abc");
+    EXPECT_FALSE(next.done);
+    EXPECT_EQ(next.next, "abc");
+    auto found = parse_bisect_output("0123456789abcdef0123456789abcdef01234567 is the first bad "
+                                     "commit\ncommit 0123...\n",
+                                     "");
+    EXPECT_TRUE(found.done);
+    EXPECT_EQ(found.culprit, "0123456789abcdef0123456789abcdef01234567");
+    auto range = parse_bisect_output("There are only 'skip'ped commits left to test.\nThe first "
+                                     "bad commit could be any of:\naaaa\nbbbb\nWe cannot bisect "
+                                     "more!\n",
+                                     "");
+    EXPECT_TRUE(range.done);
+    EXPECT_TRUE(range.culprit.empty());
+    EXPECT_EQ(range.candidates, (std::vector<std::string>{"aaaa", "bbbb"}));
+}
+
+namespace {
+
+std::string git(const fs::path& repo, std::vector<std::string> args) {
+    args.insert(args.begin(), "git");
+    rig::proc::RunOptions options;
+    options.cwd = repo;
+    options.env = {{"GIT_AUTHOR_NAME", "t"},
+                   {"GIT_AUTHOR_EMAIL", "t@t"},
+                   {"GIT_COMMITTER_NAME", "t"},
+                   {"GIT_COMMITTER_EMAIL", "t@t"}};
+    auto result = rig::proc::run(args, options);
+    EXPECT_TRUE(result && result->exit_code == 0) << (result ? result->err : "");
+    std::string out = result ? result->out : "";
+    while (!out.empty() && out.back() == '\n')
+        out.pop_back();
+    return out;
+}
+
+// A linear history c1..c8; returns the commit ids, oldest first.
+std::vector<std::string> history(const fs::path& repo) {
+    fs::create_directories(repo);
+    git(repo, {"init", "-q"});
+    std::vector<std::string> commits;
+    for (int i = 1; i <= 8; ++i) {
+        std::string name = "file" + std::to_string(i);
+        std::ofstream(repo / name) << i << "\n";
+        git(repo, {"add", name});
+        git(repo, {"commit", "-q", "-m", "c" + std::to_string(i)});
+        commits.push_back(git(repo, {"rev-parse", "HEAD"}));
+    }
+    return commits;
+}
+
+} // namespace
+
+TEST(BisectGit, BisectsInItsOwnRepositoryAndSkipsGiveARange) {
+    rig::test::TempDir dir;
+    auto commits = history(dir.path() / "user");
+    auto opened = GitBisect::open(dir.path() / "rig", dir.path() / "user");
+    ASSERT_TRUE(opened) << opened.error().message;
+    GitBisect& bisect = *opened;
+    EXPECT_EQ(*bisect.resolve("HEAD~7"), commits[0]);
+    EXPECT_FALSE(bisect.resolve("no-such-rev"));
+    EXPECT_EQ(*bisect.count(commits[0], commits[7]), 7u);
+    EXPECT_EQ(bisect.describe(commits[2])->subject, "c3");
+    EXPECT_EQ(*bisect.parent(commits[2]), commits[1]);
+
+    // c5 is the first bad commit.
+    auto state = bisect.start(commits[7], commits[0]);
+    ASSERT_TRUE(state) << state.error().message;
+    int steps = 0;
+    while (!state->done && steps++ < 10) {
+        size_t index = std::find(commits.begin(), commits.end(), state->next) - commits.begin();
+        ASSERT_LT(index, commits.size());
+        state = bisect.mark(index >= 4 ? Verdict::bad : Verdict::good, state->next);
+        ASSERT_TRUE(state) << state.error().message;
+    }
+    EXPECT_EQ(state->culprit, commits[4]);
+    EXPECT_LE(steps, 3);
+    auto log = bisect.log();
+    ASSERT_TRUE(log);
+    EXPECT_NE(log->find("git bisect start"), std::string::npos) << *log;
+    EXPECT_NE(log->find("# first bad commit: [" + commits[4] + "]"), std::string::npos) << *log;
+    // The user's repository was not touched: no bisect refs there.
+    EXPECT_EQ(git(dir.path() / "user", {"for-each-ref", "refs/bisect"}), "");
+
+    // Skipping everything around the culprit ends with a range, not a name.
+    state = bisect.start(commits[7], commits[0]);
+    steps = 0;
+    while (!state->done && steps++ < 10) {
+        size_t index = std::find(commits.begin(), commits.end(), state->next) - commits.begin();
+        Verdict verdict = index >= 5 ? Verdict::bad : index >= 3 ? Verdict::unsure : Verdict::good;
+        state = bisect.mark(verdict, state->next);
+        ASSERT_TRUE(state) << state.error().message;
+    }
+    EXPECT_TRUE(state->culprit.empty());
+    EXPECT_GE(state->candidates.size(), 2u);
+
+    // The revert of c5 on c8 as a patch for `git am`.
+    fs::path patch = dir.path() / "revert.patch";
+    auto written = bisect.write_revert_patch(commits[4], commits[7], patch);
+    ASSERT_TRUE(written) << written.error().message;
+    std::ifstream in(patch);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_NE(text.find("Subject: [PATCH] Revert \"c5\""), std::string::npos) << text;
+    EXPECT_NE(text.find("deleted file mode"), std::string::npos) << text;
+}
+
+TEST(BisectSettings, RoundTripAndCellSelection) {
+    StartOptions options;
+    options.scenario = "/x/s.yaml";
+    options.cell = "cache=mmap";
+    options.samples = 4;
+    options.confidence = 0.9;
+    options.verify_revert = true;
+    auto back = decode_settings(encode_settings(options));
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->scenario, options.scenario);
+    EXPECT_EQ(back->cell, "cache=mmap");
+    EXPECT_EQ(back->samples, 4);
+    EXPECT_DOUBLE_EQ(back->confidence, 0.9);
+    EXPECT_TRUE(back->verify_revert);
+
+    std::vector<rig::core::Cell> cells(2);
+    cells[0].id = "aaaa11112222";
+    cells[0].kernel_name = "linux";
+    cells[0].params = {{"fs", "9p"}, {"cache", "loose"}};
+    cells[1].id = "aaab33334444";
+    cells[1].kernel_name = "linux";
+    cells[1].params = {{"fs", "9p"}, {"cache", "mmap"}};
+    EXPECT_EQ(*select_cell(cells, "cache=mmap"), 1u);
+    EXPECT_EQ(*select_cell(cells, "kernel=linux,cache=loose"), 0u);
+    EXPECT_EQ(*select_cell(cells, "aaab"), 1u);
+    auto ambiguous = select_cell(cells, "aaa");
+    ASSERT_FALSE(ambiguous);
+    EXPECT_NE(ambiguous.error().message.find("matches 2 cells"), std::string::npos);
+    EXPECT_FALSE(select_cell(cells, "fs=virtiofs"));
+}
+
+TEST(BisectStore, BisectsAndStepsRoundTrip) {
+    rig::test::TempDir dir;
+    auto db = rig::store::Database::open(dir.path() / "rig.db");
+    ASSERT_TRUE(db) << db.error().message;
+    rig::store::RunInfo run;
+    run.scenario_name = "s";
+    auto run_id = (*db)->begin_run(run);
+    ASSERT_TRUE(run_id);
+    rig::store::BisectInfo info;
+    info.run_id = *run_id;
+    info.cell_id = "aaaa11112222";
+    info.good = "g";
+    info.bad = "b";
+    info.criterion = "errors";
+    info.state = "samples=3\n";
+    auto id = (*db)->begin_bisect(info);
+    ASSERT_TRUE(id) << id.error().message;
+    rig::store::BisectStep step;
+    step.bisect_id = *id;
+    step.role = "bisect";
+    step.commit = "c";
+    step.cell_id = "cccc";
+    step.build_outcome = "ok";
+    step.build_seconds = 42.5;
+    step.samples = {3, 5, 8};
+    step.verdict = "good";
+    step.evidence = "3 clean samples";
+    ASSERT_TRUE((*db)->add_bisect_step(step));
+    auto steps = (*db)->bisect_steps(*id);
+    ASSERT_TRUE(steps);
+    ASSERT_EQ(steps->size(), 1u);
+    EXPECT_EQ((*steps)[0].samples, (std::vector<int64_t>{3, 5, 8}));
+    EXPECT_EQ((*steps)[0].build_seconds, 42.5);
+    EXPECT_EQ((*steps)[0].verdict, "good");
+    auto stored = (*db)->bisect(*id);
+    ASSERT_TRUE(stored && *stored);
+    EXPECT_EQ((*stored)->status, "running");
+    EXPECT_EQ((*stored)->run_id, *run_id);
+    ASSERT_TRUE((*db)->finish_bisect(*id, "culprit", "c", ""));
+    EXPECT_EQ((*(*db)->bisect(*id))->culprit, "c");
+    EXPECT_FALSE((*db)->finish_bisect(99, "culprit", "", ""));
+    EXPECT_EQ((*db)->bisects()->size(), 1u);
+}
