@@ -8,28 +8,11 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <csignal>
 #include <iostream>
 
 namespace rig::cli {
 
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-void on_signal(int) {
-    g_interrupted = true;
-}
-
-// Ctrl-C and SIGTERM end the sample in flight; the bisect is saved as interrupted.
-void install_signal_handlers() {
-    struct sigaction action {};
-    action.sa_handler = on_signal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-    sigaction(SIGHUP, &action, nullptr);
-}
 
 bisect::Settings settings_for(const GlobalOptions& global) {
     bisect::Settings settings;
@@ -54,9 +37,9 @@ int exit_code_for(bisect::Status status) {
 }
 
 int run(store::Database& db, int64_t id, const bisect::Settings& settings) {
-    install_signal_handlers();
+    const std::atomic<bool>& interrupted = catch_interrupts();
     auto hypervisor = vm::make_qemu_hypervisor();
-    auto status = bisect::run_bisect(id, db, *hypervisor, settings, g_interrupted, std::cout);
+    auto status = bisect::run_bisect(id, db, *hypervisor, settings, interrupted, std::cout);
     if (!status)
         return report_error(status.error());
     if (*status == bisect::Status::culprit || *status == bisect::Status::unverified) {

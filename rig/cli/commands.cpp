@@ -8,9 +8,30 @@
 #include "report/table.hpp"
 #include "spec/spec.hpp"
 
+#include <csignal>
 #include <iostream>
 
 namespace rig::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void on_signal(int) {
+    g_interrupted = true;
+}
+
+} // namespace
+
+const std::atomic<bool>& catch_interrupts() {
+    struct sigaction action {};
+    action.sa_handler = on_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGHUP, &action, nullptr);
+    return g_interrupted;
+}
 
 int exit_code_for(const Error& error) {
     switch (error.kind) {

@@ -4,6 +4,7 @@
 
 #include "util/error.hpp"
 
+#include <atomic>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -21,6 +22,10 @@ enum ExitCode : int {
 
 int exit_code_for(const Error& error);
 int report_error(const Error& error);
+
+// Makes Ctrl-C, SIGTERM and SIGHUP set the returned flag instead of killing rig: the
+// sample in flight ends cleanly and is stored as aborted, so a resume redoes only it.
+const std::atomic<bool>& catch_interrupts();
 
 struct GlobalOptions {
     std::filesystem::path db; // --db, RIG_DB, or rig-results/rig.db

@@ -13,7 +13,6 @@
 #include "vm/qemu.hpp"
 
 #include <atomic>
-#include <csignal>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -22,22 +21,6 @@
 namespace rig::cli {
 
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-void on_signal(int) {
-    g_interrupted = true;
-}
-
-// Ctrl-C and SIGTERM end the sample in flight cleanly; a second Ctrl-C is not needed.
-void install_signal_handlers() {
-    struct sigaction action {};
-    action.sa_handler = on_signal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-    sigaction(SIGHUP, &action, nullptr);
-}
 
 struct Loaded {
     core::Scenario scenario;
@@ -124,7 +107,7 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
     if (!hypervisors)
         return report_error(hypervisors.error());
 
-    install_signal_handlers();
+    const std::atomic<bool>& interrupted = catch_interrupts();
     run::RunSettings settings;
     // Absolute: QEMU and the sandboxed virtiofsd resolve paths from their own cwd.
     settings.results_dir =
@@ -132,7 +115,7 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
     settings.cache_dir = kernel::default_cache_dir();
     settings.tty = ::isatty(STDOUT_FILENO) != 0;
     auto summary = run::run_scenario(loaded->scenario, **db, hypervisors->hosts, settings,
-                                     loaded->run_id, g_interrupted, std::cout);
+                                     loaded->run_id, interrupted, std::cout);
     if (!summary)
         return report_error(summary.error());
 

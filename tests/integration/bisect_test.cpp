@@ -242,11 +242,7 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
     ASSERT_TRUE(ready) << "exit status " << status << "\n"
                        << rig::test::read_text(scratch.dir / "first.log");
     std::this_thread::sleep_for(std::chrono::seconds(5));
-    ::kill(rig, SIGKILL);
-    ::waitpid(rig, nullptr, 0);
-    for (int i = 0; i < 50 && !processes_mentioning(scratch.dir.string() + "/bisects").empty(); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    EXPECT_TRUE(processes_mentioning(scratch.dir.string() + "/bisects").empty());
+    EXPECT_TRUE(rig::test::kill_leaves_no_process(rig, scratch.dir.string() + "/bisects"));
     std::string steps_before = one(scratch.db, "SELECT count(*) FROM bisect_steps");
     std::string samples_before = one(scratch.db, "SELECT group_concat(id) FROM samples");
 

@@ -5,35 +5,12 @@
 #include "scratch.hpp"
 
 #include <chrono>
-#include <fstream>
-#include <unistd.h>
-
-using rig::test::run_rig;
-namespace fs = std::filesystem;
-
-namespace {
 
 using rig::test::one;
 using rig::test::processes_mentioning;
 using rig::test::query;
+using rig::test::run_rig;
 using rig::test::Scratch;
-
-// QEMU carries the sample folder in its arguments: nothing may outlive the run.
-bool any_process_mentions(const std::string& needle) {
-    for (const auto& entry : fs::directory_iterator("/proc")) {
-        std::string name = entry.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos ||
-            std::stoi(name) == ::getpid())
-            continue;
-        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-        std::string cmdline((std::istreambuf_iterator<char>(in)), {});
-        if (cmdline.find(needle) != std::string::npos)
-            return true;
-    }
-    return false;
-}
-
-} // namespace
 
 TEST(Fuse, CompileWithAttrTimeoutZeroAndOne) {
     Scratch scratch("fuse-compile");
@@ -52,7 +29,7 @@ TEST(Fuse, CompileWithAttrTimeoutZeroAndOne) {
         EXPECT_EQ(mount.rfind("fuse.rig-fuse ", 0), 0u) << mount;
     // Both cells carry their knob in the table.
     EXPECT_NE(result.out.find("attr_timeout"), std::string::npos) << result.out;
-    EXPECT_FALSE(any_process_mentions(scratch.dir.string()));
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
 }
 
 TEST(Fuse, InvalidationBenchmarkOnDebian61) {
@@ -82,5 +59,5 @@ TEST(Fuse, InvalidationBenchmarkOnDebian61) {
     EXPECT_NE(result.out.find("NOTIFY_INVAL_*"), std::string::npos) << result.out;
     EXPECT_NE(result.out.find("8000 inodes"), std::string::npos) << result.out;
     EXPECT_NE(result.out.find("unsupported"), std::string::npos) << result.out;
-    EXPECT_FALSE(any_process_mentions(scratch.dir.string()));
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
 }

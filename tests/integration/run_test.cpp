@@ -145,12 +145,7 @@ TEST(Run, KilledRigLeavesNoGuestsAndResumeDoesNotRepeatSamples) {
     }
     ASSERT_TRUE(ready) << rig::test::read_text(scratch.dir / "first.log");
     std::this_thread::sleep_for(std::chrono::seconds(3));
-    ::kill(rig, SIGKILL);
-    ::waitpid(rig, nullptr, 0);
-    // PR_SET_PDEATHSIG takes QEMU and virtiofsd down with rig.
-    for (int i = 0; i < 50 && !processes_mentioning(scratch.dir.string() + "/runs").empty(); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    EXPECT_TRUE(processes_mentioning(scratch.dir.string() + "/runs").empty());
+    EXPECT_TRUE(rig::test::kill_leaves_no_process(rig, scratch.dir.string() + "/runs"));
     std::string first_sample = one(scratch.db, "SELECT id, cell_id, repetition FROM samples");
 
     auto resumed = run_rig({"--db", scratch.db, "run", "--resume"}, k_run_timeout);

@@ -3,11 +3,15 @@
 // database as a user's script would, and finding processes a test started.
 #pragma once
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <string>
+#include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -74,6 +78,16 @@ inline std::vector<int> processes_mentioning(const std::string& needle) {
             pids.push_back(std::stoi(name));
     }
     return pids;
+}
+
+// kill -9 of rig, as a crash or an impatient user would. True when no process mentioning
+// `needle` is left a few seconds later: PR_SET_PDEATHSIG takes QEMU and virtiofsd down.
+inline bool kill_leaves_no_process(pid_t rig, const std::string& needle) {
+    ::kill(rig, SIGKILL);
+    ::waitpid(rig, nullptr, 0);
+    for (int i = 0; i < 50 && !processes_mentioning(needle).empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return processes_mentioning(needle).empty();
 }
 
 } // namespace rig::test
