@@ -209,22 +209,8 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
     fs::path scenario = write_scenario(scratch, "bisect-functional");
     auto args = start_args(scratch, scenario, "cache=mmap", h.good, h.bad,
                            {"--samples", "3", "--confidence", "0.9", "--verify-revert"});
-    const char* binary = std::getenv("RIG_BINARY");
-    ASSERT_NE(binary, nullptr);
     auto started = std::chrono::steady_clock::now();
-    pid_t rig = ::fork();
-    if (rig == 0) {
-        ::chdir(rig::test::source_root().c_str());
-        int log = ::open((scratch.dir / "first.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        ::dup2(log, 1);
-        ::dup2(log, 2);
-        std::vector<char*> argv{const_cast<char*>(binary)};
-        for (auto& arg : args)
-            argv.push_back(arg.data());
-        argv.push_back(nullptr);
-        ::execv(binary, argv.data());
-        ::_exit(127);
-    }
+    pid_t rig = rig::test::start_rig_logged(args, scratch.dir / "first.log");
     // Kill -9 once the endpoints are done and a guest of the bisect proper is running.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(90);
     bool ready = false;

@@ -123,18 +123,9 @@ TEST(Run, JunkAndForgedRecordsChangeNothingAndMemoryStaysBounded) {
 
 TEST(Run, KilledRigLeavesNoGuestsAndResumeDoesNotRepeatSamples) {
     Scratch scratch("resume");
-    const char* binary = std::getenv("RIG_BINARY");
-    ASSERT_NE(binary, nullptr);
-    pid_t rig = ::fork();
-    if (rig == 0) {
-        ::chdir(rig::test::source_root().c_str());
-        int log = ::open((scratch.dir / "first.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        ::dup2(log, 1);
-        ::dup2(log, 2);
-        ::execl(binary, binary, "--db", scratch.db.c_str(), "run", "tests/data/run/resume.yaml",
-                static_cast<char*>(nullptr));
-        ::_exit(127);
-    }
+    pid_t rig = rig::test::start_rig_logged(
+        {"--db", scratch.db.string(), "run", "tests/data/run/resume.yaml"},
+        scratch.dir / "first.log");
     // Wait until one sample is stored and the next guest is running, then kill -9.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(8);
     bool ready = false;
