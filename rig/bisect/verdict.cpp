@@ -302,13 +302,19 @@ Decision decide_duration(const Calibration& calibration, const std::vector<doubl
     double m = median(timings);
     double p_good = difference_p(timings, calibration.good);
     double p_bad = difference_p(timings, calibration.bad);
-    bool slower_than_good = p_good < alpha && m > median(calibration.good);
-    bool faster_than_bad = p_bad < alpha && m < median(calibration.bad);
+    double good_median = median(calibration.good);
+    double bad_median = median(calibration.bad);
+    // Where the commit sits between the endpoints (0 = good, 1 = bad). With tight timings
+    // a drifting host makes a commit differ significantly from both: the test says it
+    // is not the far endpoint, the position says which one it is.
+    double position = bad_median > good_median ? (m - good_median) / (bad_median - good_median) : 0;
+    bool slower_than_good = p_good < alpha && m > good_median;
+    bool faster_than_bad = p_bad < alpha && m < bad_median;
     std::string why = "median " + seconds(m) + " of " + std::to_string(timings.size()) +
                       "; vs good p=" + p_text(p_good) + ", vs bad p=" + p_text(p_bad);
-    if (slower_than_good && !faster_than_bad)
+    if (slower_than_good && (!faster_than_bad || position >= 0.75))
         return {Verdict::bad, why};
-    if (faster_than_bad && !slower_than_good)
+    if (faster_than_bad && (!slower_than_good || position <= 0.25))
         return {Verdict::good, why};
     if (static_cast<int>(timings.size()) < budget)
         return {std::nullopt, why};

@@ -153,6 +153,16 @@ TEST(BisectVerdict, DurationVerdictsAgainstBothEndpoints) {
     EXPECT_EQ(decide_duration(calibration, {10.0, 10.1, 10.2}, 1, 3, 9).verdict, Verdict::skip);
 }
 
+// Seen under TCG: timings so tight that a host which got 6% faster made the culprit
+// differ significantly from both endpoints. Its place next to bad decides.
+TEST(BisectVerdict, DurationVerdictSurvivesHostDrift) {
+    Calibration calibration{{4.75, 4.71, 4.40}, {14.58, 14.51, 14.75}};
+    EXPECT_EQ(decide_duration(calibration, {13.57, 13.71, 13.72}, 0, 3, 6).verdict, Verdict::bad);
+    EXPECT_EQ(decide_duration(calibration, {3.77, 3.67, 4.05}, 0, 3, 6).verdict, Verdict::good);
+    // Half-way stays unsure however significant both tests are.
+    EXPECT_EQ(decide_duration(calibration, {9.5, 9.6, 9.55}, 0, 3, 3).verdict, Verdict::unsure);
+}
+
 TEST(BisectVerdict, DurationEndpointsMustDifferByTheThreshold) {
     EXPECT_FALSE(check_duration_endpoints({{10, 10.2, 9.9}, {13, 13.1, 12.8}}, 0.10));
     auto same = check_duration_endpoints({{10, 10.2, 9.9}, {10.1, 10.3, 9.8}}, 0.10);
