@@ -2,6 +2,7 @@
 // Module closure from modules.dep.
 #include "guest/modules.hpp"
 
+#include "util/file.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -17,13 +18,6 @@ namespace {
 std::string normalise(std::string name) {
     std::replace(name.begin(), name.end(), '-', '_');
     return name;
-}
-
-std::string read_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
 }
 
 } // namespace
@@ -58,7 +52,8 @@ Expected<ModuleIndex> read_module_index(const std::filesystem::path& modules_dir
     auto dep_file = modules_dir / "modules.dep";
     if (!std::filesystem::exists(dep_file))
         return fail(ErrorKind::infra, "no modules.dep in " + modules_dir.string());
-    return parse_module_index(read_file(dep_file), read_file(modules_dir / "modules.builtin"));
+    return parse_module_index(util::read_file(dep_file),
+                              util::read_file(modules_dir / "modules.builtin"));
 }
 
 Expected<std::vector<std::string>> load_order(const ModuleIndex& index,

@@ -3,6 +3,7 @@
 #include "kernel/artifact.hpp"
 
 #include "proc/process.hpp"
+#include "util/file.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
 
@@ -18,13 +19,6 @@ namespace rig::kernel {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
 
 Expected<void> write_text(const fs::path& path, const std::string& text) {
     // Write then rename: a killed rig never leaves a half-written index entry.
@@ -69,7 +63,7 @@ Artifact load_artifact(const fs::path& dir) {
     artifact.id = dir.filename().string();
     artifact.image = dir / "vmlinuz";
     artifact.boot_image = extract_vmlinux(artifact.image).value_or(artifact.image);
-    for (const std::string& line : util::split(read_text(dir / "meta"), '\n')) {
+    for (const std::string& line : util::split(util::read_file(dir / "meta"), '\n')) {
         size_t eq = line.find('=');
         if (eq == std::string::npos)
             continue;
@@ -164,7 +158,7 @@ std::optional<fs::path> extract_vmlinux(const fs::path& bzimage) {
     fs::path vmlinux = bzimage.parent_path() / "vmlinux";
     if (is_pvh_elf(vmlinux))
         return vmlinux;
-    std::string image = read_text(bzimage);
+    std::string image = util::read_file(bzimage);
     struct Format {
         std::string_view magic;
         std::vector<std::string> command;
@@ -222,7 +216,7 @@ Expected<Artifact> fetch_debian(const std::string& package, const fs::path& cach
                                 const Status& status) {
     fs::path index = cache / "kernels" / "debian" / package;
     if (fs::exists(index)) {
-        fs::path dir = cache / "kernels" / util::trim(read_text(index));
+        fs::path dir = cache / "kernels" / util::trim(util::read_file(index));
         if (fs::exists(dir / "meta") && fs::exists(dir / "vmlinuz"))
             return load_artifact(dir);
     }
@@ -321,7 +315,7 @@ Expected<Artifact> adopt_staged(const fs::path& staging, Artifact artifact, cons
 std::optional<Artifact> load_index(const fs::path& index, const fs::path& cache) {
     if (!fs::is_regular_file(index))
         return std::nullopt;
-    std::string id(util::trim(read_text(index)));
+    std::string id(util::trim(util::read_file(index)));
     fs::path dir = cache / "kernels" / id;
     if (id.empty() || !fs::exists(dir / "meta") || !fs::exists(dir / "vmlinuz"))
         return std::nullopt;

@@ -4,6 +4,7 @@
 
 #include "kernel/config.hpp"
 #include "proc/process.hpp"
+#include "util/file.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
 
@@ -30,13 +31,6 @@ constexpr std::string_view k_recipe = "rig git kernel recipe 1";
 const std::vector<std::string> k_build_identity{
     "KBUILD_BUILD_USER=rig", "KBUILD_BUILD_HOST=rig",
     "KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970"};
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
 
 Expected<void> write_text(const fs::path& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -444,7 +438,7 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
     fs::create_directories(out, ec);
     touch(out);
     const fs::path dot_config = out / ".config";
-    std::string previous = fs::exists(dot_config) ? read_text(dot_config) : std::string();
+    std::string previous = fs::exists(dot_config) ? util::read_file(dot_config) : std::string();
     auto previous_time = fs::last_write_time(dot_config, ec);
     std::vector<std::string> make_base{"make", "-C", src.string(), "O=" + out.string()};
     auto make_step = [&](const std::string& target) -> Expected<void> {
@@ -454,9 +448,9 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
         return {};
     };
     RIG_TRY(make_step("tinyconfig"));
-    RIG_TRY(write_text(dot_config, merge(read_text(dot_config), config.values)));
+    RIG_TRY(write_text(dot_config, merge(util::read_file(dot_config), config.values)));
     RIG_TRY(make_step("olddefconfig"));
-    std::string final_config = read_text(dot_config);
+    std::string final_config = util::read_file(dot_config);
     // An unchanged .config keeps its old time: make then has nothing to re-sync.
     if (!previous.empty() && final_config == previous)
         fs::last_write_time(dot_config, previous_time, ec);
@@ -481,7 +475,7 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
         argv.push_back("modules");
     const fs::path make_log = builder.log_path().string() + ".make";
     int status = RIG_TRY(builder.make(argv, make_log, env));
-    std::string make_output = read_text(make_log);
+    std::string make_output = util::read_file(make_log);
     builder.log(make_output);
     fs::remove(make_log, ec);
     builder.log("rig: make exited " + std::to_string(status) + ", " +
@@ -492,7 +486,8 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
     builder.report("collecting");
     fs::path staging = RIG_TRY(make_staging(settings.cache));
     Artifact artifact;
-    artifact.release = std::string(util::trim(read_text(out / "include/config/kernel.release")));
+    artifact.release =
+        std::string(util::trim(util::read_file(out / "include/config/kernel.release")));
     fs::copy_file(out / "arch/x86/boot/bzImage", staging / "vmlinuz", ec);
     if (!ec)
         fs::copy_file(out / "vmlinux", staging / "vmlinux", ec);
@@ -563,7 +558,7 @@ Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
         if (!fs::is_directory(folder))
             continue;
         for (const auto& entry : fs::directory_iterator(folder, ec)) {
-            std::string id(util::trim(read_text(entry.path())));
+            std::string id(util::trim(util::read_file(entry.path())));
             if (folder.filename() == "git" && stale(entry.path())) {
                 removed_indexes.push_back(entry.path());
                 continue;
@@ -572,7 +567,7 @@ Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
         }
     }
     for (const fs::path& index : removed_indexes) {
-        std::string id(util::trim(read_text(index)));
+        std::string id(util::trim(util::read_file(index)));
         fs::remove(index, ec);
         RIG_TRY(db.remove_kernel_artifact(index.filename().string()));
         ++gc.artifacts_removed;
@@ -595,7 +590,7 @@ Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
                     ::close(fd);
                 continue;
             }
-            fs::path origin(util::trim(read_text(repo.path() / "repo")));
+            fs::path origin(util::trim(util::read_file(repo.path() / "repo")));
             bool gone = origin.empty() || !fs::exists(origin);
             for (const auto& entry : fs::directory_iterator(repo.path(), ec)) {
                 std::string name = entry.path().filename().string();

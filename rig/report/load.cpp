@@ -2,6 +2,8 @@
 // Report data from the results database.
 #include "report/load.hpp"
 
+#include "util/file.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -69,13 +71,6 @@ bool selected(const CellResult& result, const Selection& selection) {
     return std::all_of(matched.begin(), matched.end(), [](const auto& m) { return m.second; });
 }
 
-std::string read_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
-
 // The stored evidence holds the tail of the log that explains the outcome; an earlier
 // line is found in the sample's console log when it is still on disk.
 std::string excerpt_for(const store::SignatureCount& count, const std::filesystem::path& dir) {
@@ -85,7 +80,7 @@ std::string excerpt_for(const store::SignatureCount& count, const std::filesyste
                    std::to_string(count.repetition) / "console.log";
         std::error_code ec;
         if (std::filesystem::is_regular_file(log, ec))
-            excerpt = excerpt_around(read_file(log), count.line);
+            excerpt = excerpt_around(util::read_file(log), count.line);
     }
     return excerpt.empty() ? "> " + count.line + "\n" : excerpt;
 }
