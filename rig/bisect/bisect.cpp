@@ -13,6 +13,7 @@
 #include "run/sample.hpp"
 #include "spec/spec.hpp"
 #include "util/hash.hpp"
+#include "util/lock.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -573,6 +574,17 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
 Expected<Status> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hypervisor,
                             const Settings& settings, const std::atomic<bool>& interrupted,
                             std::ostream& out) {
+    // Two rigs on one bisect would both mark commits in its git state and store steps
+    // twice: the second one refuses before it reads anything.
+    const fs::path dir = settings.results_dir / "bisects" / std::to_string(id);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    auto lock = RIG_TRY(util::FileLock::try_acquire(dir / "lock"));
+    if (!lock)
+        return fail(ErrorKind::usage, "bisect " + std::to_string(id) +
+                                          " is already running in another rig; wait for it, or "
+                                          "stop it and `rig bisect resume " +
+                                          std::to_string(id) + "`");
     Context context = RIG_TRY(load(id, db, settings));
     Status current = parse_status(context.info.status);
     if (current != Status::running && current != Status::stopped &&

@@ -331,8 +331,9 @@ std::optional<std::string> check_duration_endpoints(const Calibration& calibrati
     std::string numbers = "median " + seconds(bad) + " at BAD vs " + seconds(good) +
                           " at GOOD (n=" + std::to_string(calibration.bad.size()) + "/" +
                           std::to_string(calibration.good.size()) + ", p=" + p_text(p) + ")";
+    // Two endpoints alone cannot tell a fast BAD from a slow GOOD: the message names both.
     if (bad < good * (1 + threshold))
-        return "not reproducible at BAD: " + numbers + " is not " +
+        return "not reproducible at BAD, or already bad at GOOD: " + numbers + " is not " +
                std::to_string(static_cast<int>(std::lround(threshold * 100))) + "% slower";
     if (p >= alpha)
         return "not reproducible at BAD: " + numbers + " is not significant at alpha " +

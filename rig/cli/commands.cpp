@@ -40,8 +40,6 @@ int exit_code_for(const Error& error) {
         return k_exit_usage;
     case ErrorKind::infra:
         return k_exit_infra;
-    case ErrorKind::not_implemented:
-        return k_exit_unavailable;
     }
     return k_exit_infra;
 }
@@ -90,12 +88,6 @@ int doctor_command(const GlobalOptions& global) {
         std::cout << "\n";
     }
     return missing ? k_exit_infra : k_exit_ok;
-}
-
-int unavailable_command(const std::string& name, const std::string& issue) {
-    return report_error(
-        Error{ErrorKind::not_implemented,
-              "'rig " + name + "' is not available yet: it lands with the issue '" + issue + "'"});
 }
 
 } // namespace rig::cli

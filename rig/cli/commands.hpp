@@ -14,10 +14,9 @@ namespace rig::cli {
 // Documented in README "Exit codes"; scripts and bisect drivers rely on them.
 enum ExitCode : int {
     k_exit_ok = 0,
-    k_exit_failed = 1,      // a regression was found or samples failed
-    k_exit_usage = 2,       // bad command line, bad scenario
-    k_exit_infra = 3,       // QEMU, libvirt, disk, git: the machinery failed
-    k_exit_unavailable = 4, // the subcommand's feature has not landed yet
+    k_exit_failed = 1, // a regression was found or samples failed
+    k_exit_usage = 2,  // bad command line, bad scenario
+    k_exit_infra = 3,  // QEMU, libvirt, disk, git: the machinery failed
 };
 
 int exit_code_for(const Error& error);
@@ -46,7 +45,6 @@ struct RunCommandOptions {
     std::vector<std::string> uris; // --uri, repeatable: replaces the scenario's uri and hosts
 };
 int run_command(const GlobalOptions& global, const RunCommandOptions& options);
-int unavailable_command(const std::string& name, const std::string& issue);
 
 enum class ReportFormatOption { text, markdown, csv, json, html };
 enum class ReportTestOption { welch, mann_whitney };

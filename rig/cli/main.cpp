@@ -69,16 +69,6 @@ int main(int argc, char** argv) {
     BisectCommandOptions bisect_options;
     add_bisect_command(app, bisect_options);
 
-    // Subcommands whose issues have not landed yet: they exist so that --help tells
-    // the whole shape of rig, and they say plainly that they cannot run yet.
-    const std::map<std::string, std::pair<std::string, std::string>> k_pending{};
-    std::map<CLI::App*, std::string> pending_apps;
-    for (const auto& [name, what] : k_pending) {
-        auto* sub = app.add_subcommand(name, what.first);
-        sub->allow_extras();
-        pending_apps[sub] = name;
-    }
-
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
@@ -100,8 +90,5 @@ int main(int argc, char** argv) {
         run_options.resume = resume->count() > 0;
         return run_command(global, run_options);
     }
-    for (const auto& [sub, name] : pending_apps)
-        if (*sub)
-            return unavailable_command(name, k_pending.at(name).second);
     return k_exit_usage;
 }

@@ -6,15 +6,12 @@
 #include "proc/process.hpp"
 #include "util/file.hpp"
 #include "util/hash.hpp"
+#include "util/lock.hpp"
 #include "util/strings.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <ctime>
-#include <fcntl.h>
 #include <fstream>
 #include <sstream>
-#include <sys/file.h>
 #include <unistd.h>
 
 namespace rig::kernel {
@@ -53,37 +50,6 @@ std::string utc_stamp() {
     std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &tm);
     return text;
 }
-
-// Holds an exclusive flock on a file; two rigs building the same repository take turns,
-// since they share its clone and build folders.
-class FileLock final {
-public:
-    static Expected<FileLock> acquire(const fs::path& path, const std::function<void()>& waiting) {
-        int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0)
-            return fail(ErrorKind::infra,
-                        "cannot open " + path.string() + ": " + std::strerror(errno));
-        if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-            if (waiting)
-                waiting();
-            while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
-            }
-        }
-        return FileLock(fd);
-    }
-    FileLock(FileLock&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
-    FileLock(const FileLock&) = delete;
-    FileLock& operator=(const FileLock&) = delete;
-    FileLock& operator=(FileLock&&) = delete;
-    ~FileLock() {
-        if (m_fd >= 0)
-            ::close(m_fd); // releases the lock
-    }
-
-private:
-    explicit FileLock(int fd) : m_fd(fd) {}
-    int m_fd;
-};
 
 // One build in progress: its log and what it reports.
 class Builder final {
@@ -354,15 +320,22 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
         return result;
     }
 
+    // Keyed by the resolved path, so a repository reached through a symlink shares its
+    // build folders (and their incremental builds) with the same repository named directly.
+    std::error_code canonical_error;
+    fs::path resolved = fs::canonical(request.repo, canonical_error);
+    if (canonical_error)
+        resolved = request.repo;
     const fs::path repo_dir =
-        settings.cache / "git" / util::sha256_hex(request.repo.string()).substr(0, 16);
+        settings.cache / "git" / util::sha256_hex(resolved.string()).substr(0, 16);
     const fs::path logs = settings.cache / "git" / "logs";
     std::error_code ec;
     fs::create_directories(repo_dir, ec);
     fs::create_directories(logs, ec);
     if (ec)
         return fail(ErrorKind::infra, "cannot create " + repo_dir.string() + ": " + ec.message());
-    FileLock lock = RIG_TRY(FileLock::acquire(
+    // Two rigs building the same repository take turns: they share its clone and build folders.
+    util::FileLock lock = RIG_TRY(util::FileLock::acquire(
         repo_dir / "lock", [&] { report("waiting for another build of this repository"); }));
     // Another rig may have built it while this one waited.
     if (auto artifact = load_index(index, settings.cache)) {
@@ -584,12 +557,9 @@ Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
         for (const auto& repo : fs::directory_iterator(cache / "git", ec)) {
             if (!fs::exists(repo.path() / "lock"))
                 continue;
-            int fd = ::open((repo.path() / "lock").c_str(), O_RDWR | O_CLOEXEC);
-            if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-                if (fd >= 0)
-                    ::close(fd);
+            auto lock = util::FileLock::try_acquire(repo.path() / "lock");
+            if (!lock || !*lock)
                 continue;
-            }
             fs::path origin(util::trim(util::read_file(repo.path() / "repo")));
             bool gone = origin.empty() || !fs::exists(origin);
             for (const auto& entry : fs::directory_iterator(repo.path(), ec)) {
@@ -603,7 +573,6 @@ Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
                     fs::remove_all(entry.path(), ec);
                 }
             }
-            ::close(fd);
         }
     }
     if (fs::is_directory(cache / "git" / "logs"))

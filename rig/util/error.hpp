@@ -11,10 +11,9 @@ namespace rig {
 
 // Each kind maps to one exit code in main(); see README "Exit codes".
 enum class ErrorKind {
-    usage,           // bad command line
-    config,          // bad scenario, fragment or option
-    infra,           // QEMU, libvirt, disk, git, apt: the machinery failed
-    not_implemented, // a subcommand whose issue has not landed yet
+    usage,  // bad command line
+    config, // bad scenario, fragment or option
+    infra,  // QEMU, libvirt, disk, git, apt: the machinery failed
 };
 
 struct Error {

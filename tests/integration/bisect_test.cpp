@@ -13,6 +13,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <fstream>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -312,10 +313,38 @@ TEST(Bisect, EndpointsThatDoNotReproduceGiveAClearMessage) {
     const FunctionalHistory& h = functional_history();
     fs::path scenario = write_scenario(scratch, "bisect-endpoints");
     auto started = std::chrono::steady_clock::now();
-    // cache=loose never takes the mmap write path: nothing to find at BAD.
-    auto loose =
-        run_rig(start_args(scratch, scenario, "cache=loose", h.good, h.bad, {"--samples", "2"}),
-                k_bisect_timeout);
+    // cache=loose never takes the mmap write path: nothing to find at BAD. Ctrl-C while its
+    // first guest runs first: exit 130, no process left, and the resume finishes the check.
+    pid_t rig = rig::test::start_rig_logged(
+        start_args(scratch, scenario, "cache=loose", h.good, h.bad, {"--samples", "2"}),
+        scratch.dir / "interrupted.log");
+    const std::string guests = scratch.dir.string() + "/bisects";
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(60);
+    int status = 0;
+    bool exited = false;
+    while (processes_mentioning(guests).empty() && std::chrono::steady_clock::now() < deadline)
+        if ((exited = ::waitpid(rig, &status, WNOHANG) == rig))
+            break;
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ASSERT_FALSE(exited) << rig::test::read_text(scratch.dir / "interrupted.log");
+    ::kill(rig, SIGINT);
+    ASSERT_EQ(::waitpid(rig, &status, 0), rig);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130)
+        << status << rig::test::read_text(scratch.dir / "interrupted.log");
+    EXPECT_TRUE(processes_mentioning(guests).empty());
+    EXPECT_EQ(one(scratch.db, "SELECT status FROM bisects"), "interrupted");
+    // A second rig on the same bisect refuses while one holds it.
+    {
+        int held = ::open((scratch.dir / "bisects" / "1" / "lock").c_str(), O_RDWR | O_CLOEXEC);
+        ASSERT_GE(held, 0);
+        ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);
+        auto refused = run_rig({"--db", scratch.db.string(), "bisect", "resume", "1"});
+        ::close(held);
+        EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+        EXPECT_NE(refused.err.find("already running"), std::string::npos) << refused.err;
+    }
+    auto loose = run_rig({"--db", scratch.db.string(), "bisect", "resume", "1"}, k_bisect_timeout);
     EXPECT_EQ(loose.exit_code, 1) << loose.out << loose.err;
     EXPECT_NE(loose.out.find("not reproducible at BAD"), std::string::npos) << loose.out;
     // GOOD given after the culprit already shows it.

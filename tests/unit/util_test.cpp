@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests of util/: units, strings, hashing.
+// Tests of util/: units, strings, hashing, file locks.
+#include "temp_dir.hpp"
 #include "util/hash.hpp"
+#include "util/lock.hpp"
 #include "util/strings.hpp"
 #include "util/units.hpp"
 
@@ -75,4 +77,24 @@ TEST(Base64, DecodesAndRejects) {
     EXPECT_EQ(base64_decode("AAEC"), std::string("\0\1\2", 3));
     EXPECT_FALSE(base64_decode("Zm9"));
     EXPECT_FALSE(base64_decode("Zm9v!!!!"));
+}
+
+TEST(FileLock, ASecondHolderWaitsOrIsRefusedUntilTheFirstLetsGo) {
+    rig::test::TempDir dir;
+    const auto path = dir.path() / "lock";
+    auto first = FileLock::try_acquire(path);
+    ASSERT_TRUE(first.has_value()) << first.error().message;
+    ASSERT_TRUE(first->has_value());
+    // flock belongs to the open file: a second open in this process conflicts too.
+    auto refused = FileLock::try_acquire(path);
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_FALSE(refused->has_value());
+    first->reset();
+    bool waited = false;
+    auto second = FileLock::acquire(path, [&] { waited = true; });
+    ASSERT_TRUE(second.has_value());
+    EXPECT_FALSE(waited);
+    auto missing = FileLock::try_acquire(dir.path() / "no" / "such" / "lock");
+    ASSERT_FALSE(missing.has_value());
+    EXPECT_NE(missing.error().message.find("cannot open"), std::string::npos);
 }
