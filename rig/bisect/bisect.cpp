@@ -367,6 +367,7 @@ Expected<Measured> measure(Context& context, const std::string& role, const std:
     const core::Kernel& kernel = target.scenario.kernels[context.cell.kernel];
     kernel::BuildSettings build;
     build.cache = context.settings.cache_dir;
+    build.interrupted = &interrupted;
     std::string last_phase;
     build.progress = [&](const kernel::BuildProgress& status) {
         if (status.phase == last_phase)
@@ -374,8 +375,13 @@ Expected<Measured> measure(Context& context, const std::string& role, const std:
         last_phase = status.phase;
         out << prefix << status.phase << "\n" << std::flush;
     };
-    auto result = RIG_TRY(kernel::build_git(
-        kernel::git_request(kernel, context.cell.fragments, context.scenario_dir), build));
+    auto built = kernel::build_git(
+        kernel::git_request(kernel, context.cell.fragments, context.scenario_dir), build);
+    if (!built && interrupted) {
+        measured.interrupted = true;
+        return measured;
+    }
+    auto result = RIG_TRY(std::move(built));
     RIG_TRY(kernel::record_build(context.db, result, kernel.name));
     step.build_outcome = std::string(kernel::to_string(result.outcome));
     step.build_seconds = result.seconds;

@@ -30,7 +30,7 @@ int exit_code_for(bisect::Status status) {
     case bisect::Status::stopped:
         return k_exit_infra;
     case bisect::Status::interrupted:
-        return 130;
+        return k_exit_interrupted;
     default:
         return k_exit_failed;
     }

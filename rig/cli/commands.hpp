@@ -14,9 +14,10 @@ namespace rig::cli {
 // Documented in README "Exit codes"; scripts and bisect drivers rely on them.
 enum ExitCode : int {
     k_exit_ok = 0,
-    k_exit_failed = 1, // a regression was found or samples failed
-    k_exit_usage = 2,  // bad command line, bad scenario
-    k_exit_infra = 3,  // QEMU, libvirt, disk, git: the machinery failed
+    k_exit_failed = 1,        // a regression was found or samples failed
+    k_exit_usage = 2,         // bad command line, bad scenario
+    k_exit_infra = 3,         // QEMU, libvirt, disk, git: the machinery failed
+    k_exit_interrupted = 130, // Ctrl-C or SIGTERM: a resume carries on
 };
 
 int exit_code_for(const Error& error);

@@ -130,7 +130,7 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
         std::cout << "\n" << table;
     if (summary->interrupted) {
         std::cout << "\ninterrupted: resume with `rig run --resume " << summary->run_id << "`\n";
-        return 130;
+        return k_exit_interrupted;
     }
     return summary->samples_not_ok > 0 ? k_exit_failed : k_exit_ok;
 }

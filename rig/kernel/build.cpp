@@ -135,6 +135,11 @@ public:
             report(m_phase, objects);
             if (status)
                 break;
+            if (m_settings.interrupted && *m_settings.interrupted) {
+                child->stop();
+                log("rig: interrupted; make was stopped");
+                return fail(ErrorKind::infra, "interrupted during the kernel build");
+            }
             if (Clock::now() > deadline) {
                 child->stop();
                 log("rig: make ran longer than " + std::to_string(m_settings.timeout.count()) +

@@ -54,11 +54,12 @@ KernelKey kernel_key(const core::Cell& cell) {
 // could run, and the message names the kernel, the commit and the first errors.
 Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario, const core::Cell& cell,
                                         const RunSettings& settings, store::Database& db,
-                                        Progress& progress) {
+                                        const std::atomic<bool>& interrupted, Progress& progress) {
     const core::Kernel& spec = scenario.kernels[cell.kernel];
     std::string label = "kernel " + spec.name + " [" + util::join(cell.fragments, ", ") + "]";
     kernel::BuildSettings build;
     build.cache = settings.cache_dir;
+    build.interrupted = &interrupted;
     std::string last_phase;
     double last_shown = 0;
     build.progress = [&](const kernel::BuildProgress& status) {
@@ -88,10 +89,10 @@ Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario, const co
 
 Expected<PreparedKernel> prepare_kernel(const core::Scenario& scenario, const core::Cell& cell,
                                         const RunSettings& settings, store::Database& db,
-                                        Progress& progress) {
+                                        const std::atomic<bool>& interrupted, Progress& progress) {
     const core::Kernel& spec = scenario.kernels[cell.kernel];
     if (spec.source == core::KernelSource::git) {
-        auto artifact = RIG_TRY(git_artifact(scenario, cell, settings, db, progress));
+        auto artifact = RIG_TRY(git_artifact(scenario, cell, settings, db, interrupted, progress));
         auto initrd = RIG_TRY(guest::base_initramfs(artifact, settings.cache_dir));
         return PreparedKernel{artifact, initrd};
     }
@@ -150,10 +151,15 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
                                     const std::vector<Host>& hosts, RunState& state) {
     // Kernels before the threads start: fetching one writes the cache and the store.
     std::map<KernelKey, PreparedKernel> kernels;
-    for (const Planned& planned : plan)
-        if (!kernels.count(kernel_key(*planned.cell)))
-            kernels[kernel_key(*planned.cell)] = RIG_TRY(prepare_kernel(
-                state.scenario, *planned.cell, state.settings, state.db, state.progress));
+    for (const Planned& planned : plan) {
+        if (kernels.count(kernel_key(*planned.cell)))
+            continue;
+        auto prepared = prepare_kernel(state.scenario, *planned.cell, state.settings, state.db,
+                                       state.interrupted, state.progress);
+        if (!prepared && state.interrupted)
+            return {}; // Ctrl-C stopped a build: the run ends as interrupted
+        kernels[kernel_key(*planned.cell)] = RIG_TRY(std::move(prepared));
+    }
     // One lock for the store, the summary and the progress lines.
     std::mutex mutex;
     std::optional<Error> failure;
@@ -310,8 +316,10 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
         progress.begin_sample(i, label);
         if (!kernels.count(kernel_key(cell))) {
             progress.phase("preparing kernel");
-            kernels[kernel_key(cell)] =
-                RIG_TRY(prepare_kernel(scenario, cell, settings, db, progress));
+            auto prepared = prepare_kernel(scenario, cell, settings, db, interrupted, progress);
+            if (!prepared && interrupted)
+                break; // Ctrl-C stopped a build: the run ends as interrupted
+            kernels[kernel_key(cell)] = RIG_TRY(std::move(prepared));
         }
         const PreparedKernel& kernel = kernels[kernel_key(cell)];
         SampleContext context{scenario,

@@ -7,8 +7,11 @@
 #include "scratch.hpp"
 
 #include <chrono>
+#include <csignal>
 #include <fstream>
 #include <regex>
+#include <sys/wait.h>
+#include <thread>
 
 using rig::test::run_rig;
 namespace fs = std::filesystem;
@@ -170,6 +173,45 @@ TEST(GitKernel, SyntaxErrorIsBuildFailedWithTheCompilerLine) {
     EXPECT_NE(row.find("error: expected"), std::string::npos) << row;
     EXPECT_NE(built.out.find("error: expected"), std::string::npos) << built.out;
     EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM kernel_artifacts"), "0");
+}
+
+// Ctrl-C during a long make: rig stops make at once (not at the end of a cold build),
+// exits 130, records no build and leaves no make behind.
+TEST(GitKernel, CtrlCStopsABuildWithinSeconds) {
+    Scratch scratch("interrupted");
+    // An option of its own gives a config (and build folder) no other test has built.
+    fs::path scenario =
+        write_scenario(scratch, "git-interrupted",
+                       git_kernel("v6.1", rig::test::k_linux_base_tag, "[base, release]",
+                                  ", options: {CONFIG_9P_FS_POSIX_ACL: y}"));
+    pid_t rig = rig::test::start_rig_logged(
+        {"--db", scratch.db.string(), "kernel", "build", scenario.string()},
+        scratch.dir / "build.log");
+    const std::string make = "O=" + (fs::absolute(std::getenv("RIG_CACHE")) / "git").string();
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(30);
+    int status = 0;
+    bool exited = false;
+    while (processes_mentioning(make).empty() && std::chrono::steady_clock::now() < deadline)
+        if ((exited = ::waitpid(rig, &status, WNOHANG) == rig))
+            break;
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ASSERT_FALSE(exited) << read(scratch.dir / "build.log");
+    // Past tinyconfig and olddefconfig, into the long make.
+    std::this_thread::sleep_for(std::chrono::seconds(10));
+    auto interrupted_at = std::chrono::steady_clock::now();
+    ::kill(rig, SIGINT);
+    ASSERT_EQ(::waitpid(rig, &status, 0), rig);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - interrupted_at).count();
+    std::cout << "[ measured ] Ctrl-C during a kernel build: rig exited after " << seconds
+              << " s\n";
+    std::string log = read(scratch.dir / "build.log");
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << status << log;
+    EXPECT_LT(seconds, 60) << log;
+    EXPECT_NE(log.find("interrupted during the kernel build"), std::string::npos) << log;
+    EXPECT_TRUE(processes_mentioning(make).empty());
+    EXPECT_EQ(build_count(scratch.db), 0u);
 }
 
 TEST(GitKernel, PatchThatDoesNotApplyAndMissingOptionAreConfigErrors) {
