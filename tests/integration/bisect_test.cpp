@@ -213,21 +213,14 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
     auto started = std::chrono::steady_clock::now();
     pid_t rig = rig::test::start_rig_logged(args, scratch.dir / "first.log");
     // Kill -9 once the endpoints are done and a guest of the bisect proper is running.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(90);
-    bool ready = false;
-    int status = 0;
-    while (!ready && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::seconds(2));
-        if (::waitpid(rig, &status, WNOHANG) == rig)
-            break;
-        ready = fs::exists(scratch.db) &&
-                one(scratch.db, "SELECT count(*) FROM bisect_steps WHERE role = 'bisect'") != "0" &&
-                one(scratch.db, "SELECT count(*) FROM bisect_steps WHERE role = 'bisect' AND "
-                                "verdict = 'good'") == "0" &&
-                !processes_mentioning(scratch.dir.string() + "/bisects").empty();
-    }
-    ASSERT_TRUE(ready) << "exit status " << status << "\n"
-                       << rig::test::read_text(scratch.dir / "first.log");
+    bool ready = rig::test::wait_while_running(rig, std::chrono::minutes(90), [&] {
+        return fs::exists(scratch.db) &&
+               one(scratch.db, "SELECT count(*) FROM bisect_steps WHERE role = 'bisect'") != "0" &&
+               one(scratch.db, "SELECT count(*) FROM bisect_steps WHERE role = 'bisect' AND "
+                               "verdict = 'good'") == "0" &&
+               !processes_mentioning(scratch.dir.string() + "/bisects").empty();
+    });
+    ASSERT_TRUE(ready) << rig::test::read_text(scratch.dir / "first.log");
     std::this_thread::sleep_for(std::chrono::seconds(5));
     EXPECT_TRUE(rig::test::kill_leaves_no_process(rig, scratch.dir.string() + "/bisects"));
     std::string steps_before = one(scratch.db, "SELECT count(*) FROM bisect_steps");
@@ -319,19 +312,11 @@ TEST(Bisect, EndpointsThatDoNotReproduceGiveAClearMessage) {
         start_args(scratch, scenario, "cache=loose", h.good, h.bad, {"--samples", "2"}),
         scratch.dir / "interrupted.log");
     const std::string guests = scratch.dir.string() + "/bisects";
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(60);
-    int status = 0;
-    bool exited = false;
-    while (processes_mentioning(guests).empty() && std::chrono::steady_clock::now() < deadline)
-        if ((exited = ::waitpid(rig, &status, WNOHANG) == rig))
-            break;
-        else
-            std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    ASSERT_FALSE(exited) << rig::test::read_text(scratch.dir / "interrupted.log");
-    ::kill(rig, SIGINT);
-    ASSERT_EQ(::waitpid(rig, &status, 0), rig);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130)
-        << status << rig::test::read_text(scratch.dir / "interrupted.log");
+    ASSERT_TRUE(rig::test::wait_while_running(rig, std::chrono::minutes(60), [&] {
+        return !processes_mentioning(guests).empty();
+    })) << rig::test::read_text(scratch.dir / "interrupted.log");
+    EXPECT_EQ(rig::test::interrupt(rig), 130)
+        << rig::test::read_text(scratch.dir / "interrupted.log");
     EXPECT_TRUE(processes_mentioning(guests).empty());
     EXPECT_EQ(one(scratch.db, "SELECT status FROM bisects"), "interrupted");
     // A second rig on the same bisect refuses while one holds it.

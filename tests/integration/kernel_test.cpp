@@ -7,10 +7,8 @@
 #include "scratch.hpp"
 
 #include <chrono>
-#include <csignal>
 #include <fstream>
 #include <regex>
-#include <sys/wait.h>
 #include <thread>
 
 using rig::test::run_rig;
@@ -188,26 +186,19 @@ TEST(GitKernel, CtrlCStopsABuildWithinSeconds) {
         {"--db", scratch.db.string(), "kernel", "build", scenario.string()},
         scratch.dir / "build.log");
     const std::string make = "O=" + (fs::absolute(std::getenv("RIG_CACHE")) / "git").string();
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(30);
-    int status = 0;
-    bool exited = false;
-    while (processes_mentioning(make).empty() && std::chrono::steady_clock::now() < deadline)
-        if ((exited = ::waitpid(rig, &status, WNOHANG) == rig))
-            break;
-        else
-            std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    ASSERT_FALSE(exited) << read(scratch.dir / "build.log");
+    ASSERT_TRUE(rig::test::wait_while_running(rig, std::chrono::minutes(30), [&] {
+        return !processes_mentioning(make).empty();
+    })) << read(scratch.dir / "build.log");
     // Past tinyconfig and olddefconfig, into the long make.
     std::this_thread::sleep_for(std::chrono::seconds(10));
     auto interrupted_at = std::chrono::steady_clock::now();
-    ::kill(rig, SIGINT);
-    ASSERT_EQ(::waitpid(rig, &status, 0), rig);
+    int exit_code = rig::test::interrupt(rig);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - interrupted_at).count();
     std::cout << "[ measured ] Ctrl-C during a kernel build: rig exited after " << seconds
               << " s\n";
     std::string log = read(scratch.dir / "build.log");
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << status << log;
+    EXPECT_EQ(exit_code, 130) << log;
     EXPECT_LT(seconds, 60) << log;
     EXPECT_NE(log.find("interrupted during the kernel build"), std::string::npos) << log;
     EXPECT_TRUE(processes_mentioning(make).empty());

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <string>
@@ -88,6 +89,30 @@ inline bool kill_leaves_no_process(pid_t rig, const std::string& needle) {
     for (int i = 0; i < 50 && !processes_mentioning(needle).empty(); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     return processes_mentioning(needle).empty();
+}
+
+// Polls until `ready()` holds (true), or rig exits or `limit` passes first (false): for a
+// test that interrupts or kills rig at a chosen moment.
+inline bool wait_while_running(pid_t rig, std::chrono::minutes limit,
+                               const std::function<bool()>& ready) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (ready())
+            return true;
+        if (::waitpid(rig, nullptr, WNOHANG) == rig)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    return false;
+}
+
+// Ctrl-C to rig; its exit code, or -1 when it did not exit normally.
+inline int interrupt(pid_t rig) {
+    int status = 0;
+    ::kill(rig, SIGINT);
+    if (::waitpid(rig, &status, 0) != rig || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
 }
 
 } // namespace rig::test
