@@ -304,17 +304,22 @@ Decision decide_duration(const Calibration& calibration, const std::vector<doubl
     double p_bad = difference_p(timings, calibration.bad);
     double good_median = median(calibration.good);
     double bad_median = median(calibration.bad);
-    // Where the commit sits between the endpoints (0 = good, 1 = bad). With tight timings
-    // a drifting host makes a commit differ significantly from both: the test says it
-    // is not the far endpoint, the position says which one it is.
+    // Where the commit sits between the endpoints (0 = good, 1 = bad). A verdict needs
+    // both: the commit within the quarter next to one endpoint, and the tests agreeing,
+    // i.e. it differs from the far endpoint or not from the near one. The position keeps
+    // a drifting host (tight timings differing from both) from blocking a verdict; the
+    // quarter keeps a wide, noisy endpoint (differing from neither) from lending one to a
+    // commit half-way between, which would name a wrong culprit.
     double position = bad_median > good_median ? (m - good_median) / (bad_median - good_median) : 0;
     bool slower_than_good = p_good < alpha && m > good_median;
     bool faster_than_bad = p_bad < alpha && m < bad_median;
-    std::string why = "median " + seconds(m) + " of " + std::to_string(timings.size()) +
-                      "; vs good p=" + p_text(p_good) + ", vs bad p=" + p_text(p_bad);
-    if (slower_than_good && (!faster_than_bad || position >= 0.75))
+    std::string why = "median " + seconds(m) + " of " + std::to_string(timings.size()) + ", " +
+                      std::to_string(static_cast<int>(std::lround(position * 100))) +
+                      "% of the way to bad; vs good p=" + p_text(p_good) +
+                      ", vs bad p=" + p_text(p_bad);
+    if (position >= 0.75 && (slower_than_good || !faster_than_bad))
         return {Verdict::bad, why};
-    if (faster_than_bad && (!slower_than_good || position <= 0.25))
+    if (position <= 0.25 && (faster_than_bad || !slower_than_good))
         return {Verdict::good, why};
     if (static_cast<int>(timings.size()) < budget)
         return {std::nullopt, why};

@@ -2,7 +2,8 @@
 // rig bisect on a real kernel history made by the test on top of linux-source-6.1: a
 // planted 9p write error under cache=mmap behind a range of commits that do not build
 // (killed with -9 half-way and resumed), endpoints that do not reproduce, and a planted
-// slowdown in 9p's open found with the duration criterion. Builds are incremental in the
+// slowdown in 9p's open found with the duration criterion, a commit halfway between
+// the endpoints that ends the bisect as a range. Builds are incremental in the
 // [base, release] folder the kernels suite shares through RIG_CACHE.
 #include "linux_repo.hpp"
 #include "rig_binary.hpp"
@@ -156,6 +157,36 @@ const SlowHistory& slow_history() {
             {{"fs/9p/vfs_super.c", at("fs/9p/vfs_super.c") + "\n/* rig bisect test: d4 */\n"}},
             "9p: note the superblock setup", 14);
         rig::test::must_run({"git", "update-ref", "refs/rig-tests/bisect-slow", h.bad}, repo);
+        return h;
+    }();
+    return history;
+}
+
+// (c) base, a 20 ms sleep in every 9p open, then a second one: the middle commit is as far
+// from GOOD as from BAD, so neither verdict would be honest.
+struct HalfwayHistory {
+    std::string good, halfway, bad;
+};
+
+const HalfwayHistory& halfway_history() {
+    static HalfwayHistory history = [] {
+        fs::path repo = rig::test::linux_repo();
+        const std::string base = rig::test::k_linux_base_tag;
+        std::string file = rig::test::file_at(repo, base, "fs/9p/vfs_file.c");
+        file = replace_once(file, "#include <linux/uio.h>\n",
+                            "#include <linux/uio.h>\n#include <linux/delay.h>\n");
+        const std::string open = "int v9fs_file_open(struct inode *inode, struct file *file)\n{\n";
+        HalfwayHistory h;
+        h.good = rig::test::must_run({"git", "rev-parse", base + "^{commit}"}, repo);
+        h.halfway =
+            commit_files(repo, h.good,
+                         {{"fs/9p/vfs_file.c", replace_once(file, open, open + "\tmsleep(20);\n")}},
+                         "9p: wait for the server before open", 21);
+        h.bad = commit_files(repo, h.halfway,
+                             {{"fs/9p/vfs_file.c",
+                               replace_once(file, open, open + "\tmsleep(20);\n\tmsleep(20);\n")}},
+                             "9p: wait twice", 22);
+        rig::test::must_run({"git", "update-ref", "refs/rig-tests/bisect-halfway", h.bad}, repo);
         return h;
     }();
     return history;
@@ -384,6 +415,33 @@ TEST(Bisect, PlantedSlowdownFoundWithTheDurationCriterion) {
     print_cost("duration bisect (4 commits)", scratch.db, seconds_since(started));
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_EQ(one(scratch.db, "SELECT status, culprit FROM bisects"), "culprit\t" + h.culprit)
+        << result.out;
+    std::cout << result.out;
+}
+
+// Rather than name a wrong commit: the halfway commit stays unsure through its sample
+// budget, git is told to skip it, and the bisect ends with the range it cannot split.
+TEST(Bisect, ACommitHalfwayBetweenTheEndpointsEndsAsARangeNotACulprit) {
+    Scratch scratch("halfway");
+    const HalfwayHistory& h = halfway_history();
+    fs::path scenario = write_scenario(scratch, "bisect-halfway");
+    auto started = std::chrono::steady_clock::now();
+    auto result = run_rig(
+        start_args(scratch, scenario, "cache=loose", h.good, h.bad,
+                   {"--criterion", "duration:+10%", "--samples", "3", "--max-samples", "4"}),
+        k_bisect_timeout);
+    print_cost("duration bisect ending in a range (2 commits)", scratch.db, seconds_since(started));
+    EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+    EXPECT_EQ(one(scratch.db, "SELECT status, COALESCE(culprit, '-') FROM bisects"),
+              "inconclusive\t-")
+        << result.out;
+    EXPECT_EQ(one(scratch.db, "SELECT verdict, json_array_length(samples) FROM bisect_steps WHERE "
+                              "role = 'bisect'"),
+              "unsure\t4")
+        << result.out;
+    EXPECT_NE(result.out.find("the first bad commit is one of " + h.halfway.substr(0, 12) + " " +
+                              h.bad.substr(0, 12)),
+              std::string::npos)
         << result.out;
     std::cout << result.out;
 }

@@ -163,6 +163,19 @@ TEST(BisectVerdict, DurationVerdictSurvivesHostDrift) {
     EXPECT_EQ(decide_duration(calibration, {9.5, 9.6, 9.55}, 0, 3, 3).verdict, Verdict::unsure);
 }
 
+// Seen under TCG with a busy host: one slow GOOD sample made GOOD so wide that a commit
+// 42% of the way to BAD did not differ from it, while it did differ from BAD. That is not
+// "good": named so, the bisect verified a wrong culprit.
+TEST(BisectVerdict, AWideEndpointLendsNoVerdictToACommitHalfWay) {
+    Calibration calibration{{14.51, 4.00, 6.54}, {28.09, 25.66, 29.72}};
+    std::vector<double> halfway{15.90, 15.67, 14.80};
+    EXPECT_FALSE(decide_duration(calibration, halfway, 0, 3, 4).verdict);
+    EXPECT_EQ(decide_duration(calibration, halfway, 0, 3, 3).verdict, Verdict::unsure);
+    // Near an endpoint and not different from it: that endpoint's verdict.
+    EXPECT_EQ(decide_duration(calibration, {5.1, 6.0, 7.2}, 0, 3, 3).verdict, Verdict::good);
+    EXPECT_EQ(decide_duration(calibration, {27.0, 28.5, 26.2}, 0, 3, 3).verdict, Verdict::bad);
+}
+
 TEST(BisectVerdict, DurationEndpointsMustDifferByTheThreshold) {
     EXPECT_FALSE(check_duration_endpoints({{10, 10.2, 9.9}, {13, 13.1, 12.8}}, 0.10));
     auto same = check_duration_endpoints({{10, 10.2, 9.9}, {10.1, 10.3, 9.8}}, 0.10);
