@@ -305,10 +305,10 @@ Decision decide_duration(const Calibration& calibration, const std::vector<doubl
     double good_median = median(calibration.good);
     double bad_median = median(calibration.bad);
     // Where the commit sits between the endpoints (0 = good, 1 = bad). A verdict needs
-    // both: the commit within the quarter next to one endpoint, and the tests agreeing,
+    // both: the commit within the third next to one endpoint, and the tests agreeing,
     // i.e. it differs from the far endpoint or not from the near one. The position keeps
     // a drifting host (tight timings differing from both) from blocking a verdict; the
-    // quarter keeps a wide, noisy endpoint (differing from neither) from lending one to a
+    // third keeps a wide, noisy endpoint (differing from neither) from lending one to a
     // commit half-way between, which would name a wrong culprit.
     double position = bad_median > good_median ? (m - good_median) / (bad_median - good_median) : 0;
     bool slower_than_good = p_good < alpha && m > good_median;
@@ -317,9 +317,10 @@ Decision decide_duration(const Calibration& calibration, const std::vector<doubl
                       std::to_string(static_cast<int>(std::lround(position * 100))) +
                       "% of the way to bad; vs good p=" + p_text(p_good) +
                       ", vs bad p=" + p_text(p_bad);
-    if (position >= 0.75 && (slower_than_good || !faster_than_bad))
+    // Thirds: under TCG and load a harmless commit was seen 24% of the way to bad.
+    if (position >= 2.0 / 3 && (slower_than_good || !faster_than_bad))
         return {Verdict::bad, why};
-    if (position <= 0.25 && (faster_than_bad || !slower_than_good))
+    if (position <= 1.0 / 3 && (faster_than_bad || !slower_than_good))
         return {Verdict::good, why};
     if (static_cast<int>(timings.size()) < budget)
         return {std::nullopt, why};

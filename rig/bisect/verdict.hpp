@@ -83,11 +83,11 @@ struct Decision {
 Decision decide_functional(const std::vector<SampleClass>& samples, int needed);
 
 // Performance: the commit's timings against both calibrated endpoints, each compared
-// with Welch's t-test (Mann-Whitney once both sides have 8 samples) at `alpha`. Bad when
-// it differs from good (slower) and not from bad, or from both but sits in the quarter
-// next to bad (the host drifted); good the other way round. Otherwise more samples up to
-// `budget`, then unsure: rig skips the
-// commit rather than guess, and the bisect ends with a range if it must.
+// with Welch's t-test (Mann-Whitney once both sides have 8 samples) at `alpha`, and
+// placed between them by its median. Bad when it sits in the third next to bad and
+// differs from good (slower) or not from bad; good the other way round. Otherwise more
+// samples up to `budget`, then unsure: rig skips the commit rather than guess, and the
+// bisect ends with a range if it must.
 struct Calibration {
     std::vector<double> good;
     std::vector<double> bad;

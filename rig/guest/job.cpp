@@ -40,7 +40,7 @@ Expected<std::string> job_file(const Job& job) {
         for (const std::string& arg : job.fuse_args)
             if (arg.empty() || arg.find(' ') != std::string::npos)
                 return fail(ErrorKind::config, "fuse option '" + arg + "' is not one token");
-        RIG_TRY(add("FUSE_DAEMON", job.fuse_daemon));
+        RIG_TRY(add("FUSE_DAEMON", k_fuse_daemon_path));
         RIG_TRY(add("FUSE_ARGS", util::join(job.fuse_args, " ")));
     }
     return text;
@@ -52,6 +52,8 @@ Expected<std::string> job_archive(const Job& job) {
     cpio.add_directory("etc/rig");
     cpio.add_file("etc/rig/job", RIG_TRY(job_file(job)));
     cpio.add_file("etc/rig/workload.sh", job.workload_script + "\n");
+    if (job.fs == core::Fs::fuse)
+        RIG_TRY(cpio.add_file_from(k_fuse_daemon_archive_path, job.fuse_daemon, 0755));
     return cpio.finish();
 }
 

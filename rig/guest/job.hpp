@@ -7,6 +7,7 @@
 #include "util/error.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,11 @@ inline constexpr const char* k_root_tag = "hostroot";
 inline constexpr const char* k_work_tag = "work";
 // Under /run, a tmpfs in the guest: the read-only host root needs no mount point.
 inline constexpr const char* k_work_mount_point = "/run/rig/work";
+// Where a fuse cell's rig-fuse runs in the guest root: the agent copies it there from the
+// job archive, since the guest puts a tmpfs over the host's /tmp (a build tree there
+// would be hidden) and a remote libvirt host has no rig tree at all.
+inline constexpr const char* k_fuse_daemon_path = "/run/rig/rig-fuse";
+inline constexpr const char* k_fuse_daemon_archive_path = "etc/rig/rig-fuse";
 
 struct Job {
     std::string run_label; // shows in the agent's hello record
@@ -24,9 +30,9 @@ struct Job {
     std::string work_options;                 // -o for the work mount; "" for virtiofs
     std::chrono::seconds workload_timeout{0}; // the guest's own backstop; 0 = none
     std::string workload_script;              // run by the guest's sh in the share
-    // fuse cells: the daemon's absolute host path (the guest root is the host's /) and
-    // its knob options, whitelisted tokens the agent checks one by one.
-    std::string fuse_daemon;
+    // fuse cells: the daemon's host path (its bytes go into the job archive) and its knob
+    // options, whitelisted tokens the agent checks one by one.
+    std::filesystem::path fuse_daemon;
     std::vector<std::string> fuse_args;
 };
 

@@ -182,7 +182,7 @@ core::Sample run_sample(const SampleContext& context) {
         auto daemon = guest::find_fuse_daemon();
         if (!daemon)
             return infra(daemon.error().message);
-        job.fuse_daemon = daemon->string();
+        job.fuse_daemon = *daemon;
         job.fuse_args = guest::fuse_arguments(context.cell);
     }
     auto job_cpio = guest::job_archive(job);

@@ -8,6 +8,7 @@
 #include "guest/protocol.hpp"
 #include "proc/process.hpp"
 #include "temp_dir.hpp"
+#include "util/file.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -789,9 +790,19 @@ TEST(Job, FuseCells) {
     ASSERT_TRUE(text) << text.error().message;
     EXPECT_NE(text->find("\nMODULES=/etc/rig/modules-fuse\n"), std::string::npos) << *text;
     EXPECT_NE(text->find("\nWORK_FSTYPE=fuse\n"), std::string::npos);
-    EXPECT_NE(text->find("\nFUSE_DAEMON=/opt/rig/libexec/rig/rig-fuse\n"), std::string::npos);
+    // The guest runs its own copy from the job archive, never the host's path.
+    EXPECT_NE(text->find("\nFUSE_DAEMON=/run/rig/rig-fuse\n"), std::string::npos);
     EXPECT_NE(text->find("\nFUSE_ARGS=--entry-timeout 0.5 --attr-timeout 0 --keep-cache\n"),
               std::string::npos);
+    // The archive carries the daemon itself, executable.
+    job.fuse_daemon = "/bin/true";
+    auto archive = job_archive(job);
+    ASSERT_TRUE(archive) << archive.error().message;
+    EXPECT_EQ(run_cpio(*archive, {"-i", "--to-stdout", "etc/rig/rig-fuse"}),
+              rig::util::read_file("/bin/true"));
+    EXPECT_EQ(run_cpio(*archive, {"-itv", "etc/rig/rig-fuse"}).substr(0, 10), "-rwxr-xr-x");
+    job.fuse_daemon = "/nonexistent/rig-fuse";
+    EXPECT_FALSE(job_archive(job));
     // 9p jobs carry no fuse keys.
     EXPECT_EQ(job_file(sample_job())->find("FUSE_"), std::string::npos);
     // An argument with a space would split into two tokens in the agent: refused.
