@@ -403,16 +403,25 @@ TEST(Bisect, InfraErrorsStopTheBisectWithItsStateSaved) {
     EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM samples"), "4");
 }
 
+// `rig bisect start` on cache=loose with duration:+10%, 3 samples per endpoint, its cost
+// printed as `what`.
+rig::proc::RunResult duration_bisect(const Scratch& scratch, const std::string& good,
+                                     const std::string& bad, int max_samples,
+                                     const std::string& what) {
+    fs::path scenario = write_scenario(scratch, "bisect-" + scratch.dir.filename().string());
+    auto started = std::chrono::steady_clock::now();
+    auto result = run_rig(start_args(scratch, scenario, "cache=loose", good, bad,
+                                     {"--criterion", "duration:+10%", "--samples", "3",
+                                      "--max-samples", std::to_string(max_samples)}),
+                          k_bisect_timeout);
+    print_cost(what, scratch.db, seconds_since(started));
+    return result;
+}
+
 TEST(Bisect, PlantedSlowdownFoundWithTheDurationCriterion) {
     Scratch scratch("duration");
     const SlowHistory& h = slow_history();
-    fs::path scenario = write_scenario(scratch, "bisect-duration");
-    auto started = std::chrono::steady_clock::now();
-    auto result = run_rig(
-        start_args(scratch, scenario, "cache=loose", h.good, h.bad,
-                   {"--criterion", "duration:+10%", "--samples", "3", "--max-samples", "6"}),
-        k_bisect_timeout);
-    print_cost("duration bisect (4 commits)", scratch.db, seconds_since(started));
+    auto result = duration_bisect(scratch, h.good, h.bad, 6, "duration bisect (4 commits)");
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_EQ(one(scratch.db, "SELECT status, culprit FROM bisects"), "culprit\t" + h.culprit)
         << result.out;
@@ -424,13 +433,8 @@ TEST(Bisect, PlantedSlowdownFoundWithTheDurationCriterion) {
 TEST(Bisect, ACommitHalfwayBetweenTheEndpointsEndsAsARangeNotACulprit) {
     Scratch scratch("halfway");
     const HalfwayHistory& h = halfway_history();
-    fs::path scenario = write_scenario(scratch, "bisect-halfway");
-    auto started = std::chrono::steady_clock::now();
-    auto result = run_rig(
-        start_args(scratch, scenario, "cache=loose", h.good, h.bad,
-                   {"--criterion", "duration:+10%", "--samples", "3", "--max-samples", "4"}),
-        k_bisect_timeout);
-    print_cost("duration bisect ending in a range (2 commits)", scratch.db, seconds_since(started));
+    auto result =
+        duration_bisect(scratch, h.good, h.bad, 4, "duration bisect ending in a range (2 commits)");
     EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
     EXPECT_EQ(one(scratch.db, "SELECT status, COALESCE(culprit, '-') FROM bisects"),
               "inconclusive\t-")
