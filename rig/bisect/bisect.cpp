@@ -377,7 +377,7 @@ Expected<Measured> measure(Context& context, const std::string& role, const std:
     };
     auto built = kernel::build_git(
         kernel::git_request(kernel, context.cell.fragments, context.scenario_dir), build);
-    if (!built && interrupted) {
+    if (!built && built.error().kind == ErrorKind::interrupted) {
         measured.interrupted = true;
         return measured;
     }

@@ -40,6 +40,8 @@ int exit_code_for(const Error& error) {
         return k_exit_usage;
     case ErrorKind::infra:
         return k_exit_infra;
+    case ErrorKind::interrupted:
+        return k_exit_interrupted;
     }
     return k_exit_infra;
 }

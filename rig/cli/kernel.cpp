@@ -99,8 +99,7 @@ int build_command(store::Database& db, const KernelCommandOptions& options) {
     settings.cache = kernel::default_cache_dir();
     settings.jobs = options.jobs;
     settings.progress = [&](const kernel::BuildProgress& progress) { reporter(progress); };
-    const std::atomic<bool>& interrupted = catch_interrupts();
-    settings.interrupted = &interrupted;
+    settings.interrupted = &catch_interrupts();
     const fs::path base_dir = fs::absolute(options.file).parent_path();
     int exit_code = k_exit_ok;
     for (const auto& [index, fragments] : wanted) {
@@ -109,10 +108,6 @@ int build_command(store::Database& db, const KernelCommandOptions& options) {
         std::cout << "kernel " << label << ": " << spec.ref << "\n" << std::flush;
         auto result = kernel::build_git(kernel::git_request(spec, fragments, base_dir), settings);
         reporter.end();
-        if (!result && interrupted) {
-            report_error(result.error());
-            return k_exit_interrupted;
-        }
         if (!result)
             return report_error(result.error());
         if (auto recorded = kernel::record_build(db, *result, spec.name); !recorded)

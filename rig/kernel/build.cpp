@@ -138,7 +138,7 @@ public:
             if (m_settings.interrupted && *m_settings.interrupted) {
                 child->stop();
                 log("rig: interrupted; make was stopped");
-                return fail(ErrorKind::infra, "interrupted during the kernel build");
+                return fail(ErrorKind::interrupted, "interrupted during the kernel build");
             }
             if (Clock::now() > deadline) {
                 child->stop();

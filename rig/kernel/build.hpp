@@ -52,8 +52,9 @@ struct BuildSettings {
     int jobs = 0;                                       // make -j; 0 = the CPUs rig may use
     std::function<void(const BuildProgress&)> progress; // called at least every few seconds
     std::chrono::minutes timeout{240};
-    // When set: make is stopped within seconds and build_git fails (nothing recorded), so
-    // Ctrl-C does not wait for a cold build. make deletes its half-written targets.
+    // When set: make is stopped within seconds and build_git fails with
+    // ErrorKind::interrupted (nothing recorded), so Ctrl-C does not wait for a cold build.
+    // make deletes its half-written targets.
     const std::atomic<bool>* interrupted = nullptr;
 };
 

@@ -156,7 +156,7 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
             continue;
         auto prepared = prepare_kernel(state.scenario, *planned.cell, state.settings, state.db,
                                        state.interrupted, state.progress);
-        if (!prepared && state.interrupted)
+        if (!prepared && prepared.error().kind == ErrorKind::interrupted)
             return {}; // Ctrl-C stopped a build: the run ends as interrupted
         kernels[kernel_key(*planned.cell)] = RIG_TRY(std::move(prepared));
     }
@@ -317,7 +317,7 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
         if (!kernels.count(kernel_key(cell))) {
             progress.phase("preparing kernel");
             auto prepared = prepare_kernel(scenario, cell, settings, db, interrupted, progress);
-            if (!prepared && interrupted)
+            if (!prepared && prepared.error().kind == ErrorKind::interrupted)
                 break; // Ctrl-C stopped a build: the run ends as interrupted
             kernels[kernel_key(cell)] = RIG_TRY(std::move(prepared));
         }

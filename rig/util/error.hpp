@@ -11,9 +11,10 @@ namespace rig {
 
 // Each kind maps to one exit code in main(); see README "Exit codes".
 enum class ErrorKind {
-    usage,  // bad command line
-    config, // bad scenario, fragment or option
-    infra,  // QEMU, libvirt, disk, git, apt: the machinery failed
+    usage,       // bad command line
+    config,      // bad scenario, fragment or option
+    infra,       // QEMU, libvirt, disk, git, apt: the machinery failed
+    interrupted, // Ctrl-C or SIGTERM stopped the work; a resume carries on
 };
 
 struct Error {
