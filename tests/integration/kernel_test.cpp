@@ -33,13 +33,6 @@ struct Scratch : rig::test::Scratch {
     explicit Scratch(const std::string& name) : rig::test::Scratch(name, "test-kernels") {}
 };
 
-std::string read(const fs::path& path) {
-    std::ifstream in(path);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
-
 std::string data(const std::string& name) {
     return (fs::path(std::getenv("RIG_TEST_DATA")) / "kernel" / name).string();
 }
@@ -78,7 +71,7 @@ size_t build_count(const fs::path& db) {
 // The object count rig writes at the end of make's output in the build log.
 long objects_built(const std::string& log_path) {
     std::smatch match;
-    std::string log = read(log_path);
+    std::string log = rig::test::read_text(log_path);
     static const std::regex k_line("rig: make exited 0, ([0-9]+) objects");
     return std::regex_search(log, match, k_line) ? std::stol(match[1]) : -1;
 }
@@ -188,7 +181,7 @@ TEST(GitKernel, CtrlCStopsABuildWithinSeconds) {
     const std::string make = "O=" + (fs::absolute(std::getenv("RIG_CACHE")) / "git").string();
     ASSERT_TRUE(rig::test::wait_while_running(rig, std::chrono::minutes(30), [&] {
         return !processes_mentioning(make).empty();
-    })) << read(scratch.dir / "build.log");
+    })) << rig::test::read_text(scratch.dir / "build.log");
     // Past tinyconfig and olddefconfig, into the long make.
     std::this_thread::sleep_for(std::chrono::seconds(10));
     auto interrupted_at = std::chrono::steady_clock::now();
@@ -197,7 +190,7 @@ TEST(GitKernel, CtrlCStopsABuildWithinSeconds) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - interrupted_at).count();
     std::cout << "[ measured ] Ctrl-C during a kernel build: rig exited after " << seconds
               << " s\n";
-    std::string log = read(scratch.dir / "build.log");
+    std::string log = rig::test::read_text(scratch.dir / "build.log");
     EXPECT_EQ(exit_code, 130) << log;
     EXPECT_LT(seconds, 60) << log;
     EXPECT_NE(log.find("interrupted during the kernel build"), std::string::npos) << log;
