@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// `rig kernel`: build a scenario's git kernels, list builds and artifacts, collect garbage.
+// `rig kernel`: build or configure a scenario's git kernels, list builds and artifacts, collect
+// garbage.
 #include "cli/kernel.hpp"
 
 #include "core/matrix.hpp"
@@ -76,24 +77,65 @@ private:
     double m_last = 0;
 };
 
-int build_command(store::Database& db, const KernelCommandOptions& options) {
-    auto scenario = spec::load_scenario(options.file);
-    if (!scenario)
-        return report_error(scenario.error());
-    auto cells = core::expand(*scenario);
-    if (!cells)
-        return report_error(cells.error());
-    // Each git kernel once per distinct fragment list, in the plan's order.
+// A scenario's git kernels, each once per distinct fragment list, in the plan's order.
+struct GitKernels {
+    core::Scenario scenario;
     std::vector<std::pair<size_t, std::vector<std::string>>> wanted;
-    std::set<std::pair<size_t, std::vector<std::string>>> seen;
-    for (const core::Cell& cell : *cells)
-        if (scenario->kernels[cell.kernel].source == core::KernelSource::git &&
-            seen.insert({cell.kernel, cell.fragments}).second)
-            wanted.emplace_back(cell.kernel, cell.fragments);
-    if (wanted.empty())
-        return report_error(
-            Error{ErrorKind::usage, options.file.string() + " has no git kernels to build"});
+};
 
+Expected<GitKernels> git_kernels(const fs::path& file) {
+    GitKernels kernels{RIG_TRY(spec::load_scenario(file)), {}};
+    auto cells = RIG_TRY(core::expand(kernels.scenario));
+    std::set<std::pair<size_t, std::vector<std::string>>> seen;
+    for (const core::Cell& cell : cells)
+        if (kernels.scenario.kernels[cell.kernel].source == core::KernelSource::git &&
+            seen.insert({cell.kernel, cell.fragments}).second)
+            kernels.wanted.emplace_back(cell.kernel, cell.fragments);
+    if (kernels.wanted.empty())
+        return fail(ErrorKind::usage, file.string() + " has no git kernels to build");
+    return kernels;
+}
+
+std::string kernel_label(const core::Kernel& kernel, const std::vector<std::string>& fragments) {
+    return kernel.name + " [" + util::join(fragments, ", ") + "]";
+}
+
+int config_command(const KernelCommandOptions& options) {
+    auto kernels = git_kernels(options.file);
+    if (!kernels)
+        return report_error(kernels.error());
+    BuildReporter reporter(::isatty(STDOUT_FILENO) != 0);
+    kernel::BuildSettings settings;
+    settings.cache = kernel::default_cache_dir();
+    settings.progress = [&](const kernel::BuildProgress& progress) { reporter(progress); };
+    const fs::path base_dir = fs::absolute(options.file).parent_path();
+    int exit_code = k_exit_ok;
+    for (const auto& [index, fragments] : kernels->wanted) {
+        const core::Kernel& spec = kernels->scenario.kernels[index];
+        std::cout << "kernel " << kernel_label(spec, fragments) << ": " << spec.ref << "\n"
+                  << std::flush;
+        auto result =
+            kernel::configure_git(kernel::git_request(spec, fragments, base_dir), settings);
+        reporter.end();
+        if (!result)
+            return report_error(result.error());
+        std::cout << "  " << kernel::to_string(result->outcome) << ": "
+                  << result->commit.substr(0, 12) << ", config " << result->config_hash << ", "
+                  << result->requested << " options requested\n";
+        if (result->outcome == kernel::BuildOutcome::ok) {
+            std::cout << "  every option set; resolved: " << result->config.string() << "\n";
+        } else {
+            std::cout << result->error_lines << "\n  log " << result->log.string() << "\n";
+            exit_code = k_exit_usage;
+        }
+    }
+    return exit_code;
+}
+
+int build_command(store::Database& db, const KernelCommandOptions& options) {
+    auto kernels = git_kernels(options.file);
+    if (!kernels)
+        return report_error(kernels.error());
     BuildReporter reporter(::isatty(STDOUT_FILENO) != 0);
     kernel::BuildSettings settings;
     settings.cache = kernel::default_cache_dir();
@@ -102,10 +144,10 @@ int build_command(store::Database& db, const KernelCommandOptions& options) {
     settings.interrupted = &catch_interrupts();
     const fs::path base_dir = fs::absolute(options.file).parent_path();
     int exit_code = k_exit_ok;
-    for (const auto& [index, fragments] : wanted) {
-        const core::Kernel& spec = scenario->kernels[index];
-        std::string label = spec.name + " [" + util::join(fragments, ", ") + "]";
-        std::cout << "kernel " << label << ": " << spec.ref << "\n" << std::flush;
+    for (const auto& [index, fragments] : kernels->wanted) {
+        const core::Kernel& spec = kernels->scenario.kernels[index];
+        std::cout << "kernel " << kernel_label(spec, fragments) << ": " << spec.ref << "\n"
+                  << std::flush;
         auto result = kernel::build_git(kernel::git_request(spec, fragments, base_dir), settings);
         reporter.end();
         if (!result)
@@ -204,6 +246,11 @@ void add_kernel_command(CLI::App& app, KernelCommandOptions& options) {
     build->add_option("-j,--jobs", options.jobs, "parallel make jobs (default: every CPU)")
         ->check(CLI::NonNegativeNumber);
     build->callback([&options] { options.action = KernelAction::build; });
+    auto* config = kernel->add_subcommand(
+        "config", "resolve every git kernel x config of a scenario to its .config and check "
+                  "each requested option, without building");
+    config->add_option("scenario", options.file, "scenario YAML file")->required();
+    config->callback([&options] { options.action = KernelAction::config; });
     auto* list = kernel->add_subcommand("list", "list kernel artifacts and git kernel builds");
     list->callback([&options] { options.action = KernelAction::list; });
     auto* gc = kernel->add_subcommand(
@@ -220,6 +267,8 @@ int kernel_command(const GlobalOptions& global, const KernelCommandOptions& opti
     switch (options.action) {
     case KernelAction::build:
         return build_command(**db, options);
+    case KernelAction::config:
+        return config_command(options);
     case KernelAction::list:
         return list_command(**db);
     case KernelAction::gc:
@@ -227,7 +276,7 @@ int kernel_command(const GlobalOptions& global, const KernelCommandOptions& opti
     case KernelAction::none:
         break;
     }
-    return report_error(Error{ErrorKind::usage, "rig kernel needs build, list or gc"});
+    return report_error(Error{ErrorKind::usage, "rig kernel needs build, config, list or gc"});
 }
 
 } // namespace rig::cli

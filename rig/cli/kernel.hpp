@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `rig kernel build|list|gc`: git kernels and the artifact cache from the command line.
+// `rig kernel build|config|list|gc`: git kernels and the artifact cache from the command line.
 #pragma once
 
 #include "cli/commands.hpp"
@@ -12,16 +12,16 @@ class App;
 
 namespace rig::cli {
 
-enum class KernelAction { none, build, list, gc };
+enum class KernelAction { none, build, config, list, gc };
 
 struct KernelCommandOptions {
     KernelAction action = KernelAction::none;
-    std::filesystem::path file;  // build: the scenario whose git kernels are built
+    std::filesystem::path file;  // build, config: the scenario whose git kernels are meant
     int jobs = 0;                // build: make -j; 0 = every CPU
     double older_than_days = 30; // gc: what was not used for this long; 0 = everything
 };
 
-// Adds `kernel` with its three subcommands to `app`.
+// Adds `kernel` with its subcommands to `app`.
 void add_kernel_command(CLI::App& app, KernelCommandOptions& options);
 int kernel_command(const GlobalOptions& global, const KernelCommandOptions& options);
 

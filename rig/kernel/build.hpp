@@ -78,9 +78,27 @@ struct BuildResult {
 // commit, patches are applied with `git am`, tinyconfig plus the fragments and options goes
 // through olddefconfig and is checked, and `make O=cache/git/<repo>/build-<config hash>`
 // builds, with ccache when installed. The build folder persists, so the next commit with
-// the same config builds incrementally. Bad requests (no repository, unknown ref, missing
+// the same config builds incrementally; a config's first build starts from a copy of the
+// repository's newest finished build folder, so a config that differs in a few options
+// rebuilds only what they reach. Bad requests (no repository, unknown ref, missing
 // patch file or fragment) are errors; a failed build or config is a result.
 Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& settings);
+
+struct ConfigResult {
+    BuildOutcome outcome = BuildOutcome::ok; // ok or config_error, never build_failed
+    std::string commit;
+    std::string config_hash;
+    size_t requested = 0;         // options the fragments and `options:` ask for
+    std::filesystem::path config; // the resolved .config
+    std::filesystem::path log;
+    std::string error_lines; // the options olddefconfig dropped or changed, or the patch
+};
+
+// The configuration step of build_git alone: checks out and patches the commit, resolves
+// tinyconfig plus the fragments and options through olddefconfig in a folder of its own
+// (cache/git/<repo>/config-<config hash>) and checks every requested option, in seconds.
+// Finds a fragment whose options do not survive before a build is paid for.
+Expected<ConfigResult> configure_git(const GitRequest& request, const BuildSettings& settings);
 
 // Stores a result in the database: the artifact (when ok) and, unless it was a cache hit,
 // the build with its outcome, duration, log and error lines. `name` is the kernel's.

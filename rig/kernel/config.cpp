@@ -10,6 +10,7 @@
 extern const char rig_fragment_base[];
 extern const char rig_fragment_debug[];
 extern const char rig_fragment_release[];
+extern const char rig_fragment_stats[];
 
 namespace rig::kernel {
 
@@ -44,6 +45,7 @@ const std::map<std::string, std::string_view>& builtin_fragments() {
         {"base", rig_fragment_base},
         {"debug", rig_fragment_debug},
         {"release", rig_fragment_release},
+        {"stats", rig_fragment_stats},
     };
     return k_fragments;
 }

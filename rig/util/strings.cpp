@@ -42,6 +42,18 @@ bool starts_with(std::string_view text, std::string_view prefix) {
     return text.substr(0, prefix.size()) == prefix;
 }
 
+std::string replace_all(std::string_view text, std::string_view from, std::string_view to) {
+    std::string out;
+    size_t at = 0;
+    for (size_t found; (found = text.find(from, at)) != std::string_view::npos;
+         at = found + from.size()) {
+        out.append(text.substr(at, found - at));
+        out.append(to);
+    }
+    out.append(text.substr(at));
+    return out;
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
     // Optimal string alignment: a swap of two neighbours ("kmv" for "kvm") is one edit.
     std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));

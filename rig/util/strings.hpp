@@ -12,6 +12,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 std::vector<std::string> split(std::string_view text, char separator);
 std::string_view trim(std::string_view text);
 bool starts_with(std::string_view text, std::string_view prefix);
+// `text` with every occurrence of `from` (not empty) replaced by `to`.
+std::string replace_all(std::string_view text, std::string_view from, std::string_view to);
 
 // Edit distance counting a swap of neighbours as one edit, for "did you mean".
 size_t edit_distance(std::string_view a, std::string_view b);

@@ -171,7 +171,58 @@ TEST_F(KernelBuild, OtherFragmentsGetAnotherBuildFolderAndKey) {
     EXPECT_NE(built.config_hash, release.config_hash);
     EXPECT_NE(built.cache_key, release.cache_key);
     EXPECT_EQ(make_runs(release), 1u);
+    // The new config's folder started as a copy of the finished release folder (its record
+    // of one make run came along), then make ran once more in it.
+    EXPECT_EQ(make_runs(built), 2u);
+    EXPECT_NE(std::find(m_phases.begin(), m_phases.end(),
+                        "seeding the build folder from build-" + release.config_hash),
+              m_phases.end());
+    // The release folder itself was left as it was.
+    EXPECT_EQ(make_runs(release), 1u);
+    // Make's records that named the release folder by its absolute path now name the copy.
+    for (const auto& repo : fs::directory_iterator(m_cache / "git")) {
+        fs::path folder = repo.path() / ("build-" + built.config_hash);
+        if (!fs::exists(folder))
+            continue;
+        std::string record = read(folder / ".x.o.cmd");
+        EXPECT_NE(record.find(folder.string() + "/tools/x.o"), std::string::npos) << record;
+        EXPECT_EQ(record.find("build-" + release.config_hash), std::string::npos) << record;
+    }
+}
+
+TEST_F(KernelBuild, AFirstBuildWithNoFinishedFolderIsNotSeeded) {
+    GitRequest broken = request(commit_change("int main(void) { SYNTAX }\n", "broken"));
+    EXPECT_EQ(build(broken).outcome, BuildOutcome::build_failed);
+    // A failed build leaves no vmlinux: nothing to seed a new config from.
+    GitRequest debug = broken;
+    debug.fragments = {"base", "debug"};
+    BuildResult built = build(debug);
     EXPECT_EQ(make_runs(built), 1u);
+    for (const std::string& phase : m_phases)
+        EXPECT_EQ(phase.find("seeding"), std::string::npos) << phase;
+}
+
+TEST_F(KernelBuild, ConfigureAloneResolvesAndChecksWithoutBuilding) {
+    GitRequest asked = request();
+    auto configured = configure_git(asked, settings());
+    ASSERT_TRUE(configured) << configured.error().message;
+    EXPECT_EQ(configured->outcome, BuildOutcome::ok) << configured->error_lines;
+    EXPECT_NE(read(configured->config).find("CONFIG_PRINTK=y"), std::string::npos);
+    EXPECT_EQ(configured->config.parent_path().filename().string(),
+              "config-" + configured->config_hash);
+    asked.options = {{"CONFIG_FAKE_UNKNOWN", "y"}};
+    configured = configure_git(asked, settings());
+    ASSERT_TRUE(configured) << configured.error().message;
+    EXPECT_EQ(configured->outcome, BuildOutcome::config_error);
+    EXPECT_NE(configured->error_lines.find("CONFIG_FAKE_UNKNOWN=y requested"), std::string::npos)
+        << configured->error_lines;
+    // Nothing was built or recorded, and no build folder was made to block seeding.
+    auto builds = m_db->kernel_builds();
+    ASSERT_TRUE(builds);
+    EXPECT_TRUE(builds->empty());
+    for (const auto& repo : fs::directory_iterator(m_cache / "git"))
+        for (const auto& entry : fs::directory_iterator(repo.path()))
+            EXPECT_NE(entry.path().filename().string().rfind("build-", 0), 0u) << entry.path();
 }
 
 TEST_F(KernelBuild, SyntaxErrorIsBuildFailedWithTheCompilerLine) {

@@ -60,7 +60,7 @@ TEST(KernelConfig, UnknownFragmentIsAConfigErrorListingKnownOnes) {
     ASSERT_FALSE(text);
     EXPECT_EQ(text.error().kind, ErrorKind::config);
     EXPECT_NE(text.error().message.find("'debgu'"), std::string::npos);
-    EXPECT_NE(text.error().message.find("base, debug, release"), std::string::npos);
+    EXPECT_NE(text.error().message.find("base, debug, release, stats"), std::string::npos);
 }
 
 TEST(KernelConfig, ComposeAppliesFragmentsInOrderThenOptions) {

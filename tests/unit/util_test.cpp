@@ -51,6 +51,13 @@ TEST(Strings, SplitJoinTrim) {
     EXPECT_EQ(trim("   "), "");
 }
 
+TEST(Strings, ReplaceAll) {
+    EXPECT_EQ(replace_all("/a/build-1/x /a/build-1/y", "/a/build-1", "/a/build-22"),
+              "/a/build-22/x /a/build-22/y");
+    EXPECT_EQ(replace_all("aaa", "a", "aa"), "aaaaaa");
+    EXPECT_EQ(replace_all("none here", "xyz", "q"), "none here");
+}
+
 TEST(Strings, Suggestions) {
     std::vector<std::string> keys{"fs", "msize", "cache", "config"};
     EXPECT_EQ(closest_match("chache", keys), "cache");
