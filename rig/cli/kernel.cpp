@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -96,89 +97,87 @@ Expected<GitKernels> git_kernels(const fs::path& file) {
     return kernels;
 }
 
-std::string kernel_label(const core::Kernel& kernel, const std::vector<std::string>& fragments) {
-    return kernel.name + " [" + util::join(fragments, ", ") + "]";
+// One git kernel x fragments: its exit code, or an Error that ends the command.
+using KernelStep = std::function<Expected<int>(const core::Kernel&, const kernel::GitRequest&,
+                                               const kernel::BuildSettings&)>;
+
+// Runs `step` on each git kernel of the scenario after naming it, with `settings` given
+// rig's cache and a progress line; the highest exit code wins.
+int each_git_kernel(const fs::path& file, kernel::BuildSettings settings, const KernelStep& step) {
+    auto kernels = git_kernels(file);
+    if (!kernels)
+        return report_error(kernels.error());
+    BuildReporter reporter(::isatty(STDOUT_FILENO) != 0);
+    settings.cache = kernel::default_cache_dir();
+    settings.progress = [&](const kernel::BuildProgress& progress) { reporter(progress); };
+    const fs::path base_dir = fs::absolute(file).parent_path();
+    int exit_code = k_exit_ok;
+    for (const auto& [index, fragments] : kernels->wanted) {
+        const core::Kernel& spec = kernels->scenario.kernels[index];
+        std::cout << "kernel " << spec.name << " [" << util::join(fragments, ", ")
+                  << "]: " << spec.ref << "\n"
+                  << std::flush;
+        auto code = step(spec, kernel::git_request(spec, fragments, base_dir), settings);
+        reporter.end();
+        if (!code)
+            return report_error(code.error());
+        exit_code = std::max(exit_code, *code);
+    }
+    return exit_code;
+}
+
+Expected<int> configure_one(const core::Kernel&, const kernel::GitRequest& request,
+                            const kernel::BuildSettings& settings) {
+    auto result = RIG_TRY(kernel::configure_git(request, settings));
+    std::cout << "  " << kernel::to_string(result.outcome) << ": " << result.commit.substr(0, 12)
+              << ", config " << result.config_hash << ", " << result.requested
+              << " options requested\n";
+    if (result.outcome == kernel::BuildOutcome::ok) {
+        std::cout << "  every option set; resolved: " << result.config.string() << "\n";
+        return k_exit_ok;
+    }
+    std::cout << result.error_lines << "\n  log " << result.log.string() << "\n";
+    return k_exit_usage;
+}
+
+Expected<int> build_one(store::Database& db, const core::Kernel& spec,
+                        const kernel::GitRequest& request, const kernel::BuildSettings& settings) {
+    auto result = RIG_TRY(kernel::build_git(request, settings));
+    RIG_TRY(kernel::record_build(db, result, spec.name));
+    std::string commit = result.commit.substr(0, 12);
+    if (result.cache_hit) {
+        std::cout << "  cache hit: " << commit << ", config " << result.config_hash
+                  << ", nothing built; " << result.artifact->boot_image.string() << "\n";
+        return k_exit_ok;
+    }
+    std::cout << "  " << kernel::to_string(result.outcome) << ": " << commit << ", config "
+              << result.config_hash << ", " << seconds_text(result.seconds) << " s, log "
+              << result.log.string() << "\n";
+    switch (result.outcome) {
+    case kernel::BuildOutcome::ok:
+        std::cout << "  " << result.artifact->release << ": "
+                  << result.artifact->boot_image.string() << "\n";
+        return k_exit_ok;
+    case kernel::BuildOutcome::build_failed:
+        std::cout << result.error_lines << "\n";
+        return k_exit_failed;
+    case kernel::BuildOutcome::config_error:
+        std::cout << result.error_lines << "\n";
+        return k_exit_usage;
+    }
+    return k_exit_ok;
 }
 
 int config_command(const KernelCommandOptions& options) {
-    auto kernels = git_kernels(options.file);
-    if (!kernels)
-        return report_error(kernels.error());
-    BuildReporter reporter(::isatty(STDOUT_FILENO) != 0);
-    kernel::BuildSettings settings;
-    settings.cache = kernel::default_cache_dir();
-    settings.progress = [&](const kernel::BuildProgress& progress) { reporter(progress); };
-    const fs::path base_dir = fs::absolute(options.file).parent_path();
-    int exit_code = k_exit_ok;
-    for (const auto& [index, fragments] : kernels->wanted) {
-        const core::Kernel& spec = kernels->scenario.kernels[index];
-        std::cout << "kernel " << kernel_label(spec, fragments) << ": " << spec.ref << "\n"
-                  << std::flush;
-        auto result =
-            kernel::configure_git(kernel::git_request(spec, fragments, base_dir), settings);
-        reporter.end();
-        if (!result)
-            return report_error(result.error());
-        std::cout << "  " << kernel::to_string(result->outcome) << ": "
-                  << result->commit.substr(0, 12) << ", config " << result->config_hash << ", "
-                  << result->requested << " options requested\n";
-        if (result->outcome == kernel::BuildOutcome::ok) {
-            std::cout << "  every option set; resolved: " << result->config.string() << "\n";
-        } else {
-            std::cout << result->error_lines << "\n  log " << result->log.string() << "\n";
-            exit_code = k_exit_usage;
-        }
-    }
-    return exit_code;
+    // No interrupt flag: Ctrl-C may end rig at once, there is no long make to stop.
+    return each_git_kernel(options.file, {}, configure_one);
 }
 
 int build_command(store::Database& db, const KernelCommandOptions& options) {
-    auto kernels = git_kernels(options.file);
-    if (!kernels)
-        return report_error(kernels.error());
-    BuildReporter reporter(::isatty(STDOUT_FILENO) != 0);
     kernel::BuildSettings settings;
-    settings.cache = kernel::default_cache_dir();
     settings.jobs = options.jobs;
-    settings.progress = [&](const kernel::BuildProgress& progress) { reporter(progress); };
     settings.interrupted = &catch_interrupts();
-    const fs::path base_dir = fs::absolute(options.file).parent_path();
-    int exit_code = k_exit_ok;
-    for (const auto& [index, fragments] : kernels->wanted) {
-        const core::Kernel& spec = kernels->scenario.kernels[index];
-        std::cout << "kernel " << kernel_label(spec, fragments) << ": " << spec.ref << "\n"
-                  << std::flush;
-        auto result = kernel::build_git(kernel::git_request(spec, fragments, base_dir), settings);
-        reporter.end();
-        if (!result)
-            return report_error(result.error());
-        if (auto recorded = kernel::record_build(db, *result, spec.name); !recorded)
-            return report_error(recorded.error());
-        std::string commit = result->commit.substr(0, 12);
-        if (result->cache_hit) {
-            std::cout << "  cache hit: " << commit << ", config " << result->config_hash
-                      << ", nothing built; " << result->artifact->boot_image.string() << "\n";
-            continue;
-        }
-        std::cout << "  " << kernel::to_string(result->outcome) << ": " << commit << ", config "
-                  << result->config_hash << ", " << seconds_text(result->seconds) << " s, log "
-                  << result->log.string() << "\n";
-        switch (result->outcome) {
-        case kernel::BuildOutcome::ok:
-            std::cout << "  " << result->artifact->release << ": "
-                      << result->artifact->boot_image.string() << "\n";
-            break;
-        case kernel::BuildOutcome::build_failed:
-            std::cout << result->error_lines << "\n";
-            exit_code = std::max<int>(exit_code, k_exit_failed);
-            break;
-        case kernel::BuildOutcome::config_error:
-            std::cout << result->error_lines << "\n";
-            exit_code = std::max<int>(exit_code, k_exit_usage);
-            break;
-        }
-    }
-    return exit_code;
+    return each_git_kernel(options.file, settings, std::bind_front(build_one, std::ref(db)));
 }
 
 int list_command(store::Database& db) {

@@ -31,6 +31,9 @@ int main(int argc, char** argv) {
     GlobalOptions global;
     global.db = default_db();
     app.add_option("--db", global.db, "results database (default: $RIG_DB or rig-results/rig.db)");
+    // Global options may also follow the subcommand (`rig bisect start s.yaml --db x`):
+    // subcommands made below inherit this and hand what they do not know to their parent.
+    app.fallthrough();
 
     std::filesystem::path plan_file;
     PlanFormatOption plan_format = PlanFormatOption::text;

@@ -267,7 +267,8 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
         << resumed.out;
     // Nothing stored before the kill was redone: the steps and samples are still there, no
     // commit was built twice and no step measured twice.
-    EXPECT_GE(one(scratch.db, "SELECT count(*) FROM bisect_steps"), steps_before);
+    EXPECT_GE(std::stoi(one(scratch.db, "SELECT count(*) FROM bisect_steps")),
+              std::stoi(steps_before));
     for (const std::string& id : [&] {
              std::vector<std::string> ids;
              std::stringstream in(samples_before);

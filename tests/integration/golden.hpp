@@ -27,6 +27,10 @@ inline void expect_golden(const std::string& actual, const std::string& name) {
     auto path = source_root() / "tests/data/golden" / name;
     const char* accept = std::getenv("RIG_ACCEPT_GOLDEN");
     if (accept && std::string(accept) == "1") {
+        // In CI an accepted file would turn every golden check into a write that passes.
+        const char* ci = std::getenv("CI");
+        ASSERT_FALSE(ci && *ci && std::string(ci) != "false")
+            << "RIG_ACCEPT_GOLDEN=1 is refused when CI is set: accept golden files locally";
         std::ofstream(path, std::ios::binary) << actual;
         return;
     }

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unistd.h>
 
 using rig::test::expect_golden;
 using rig::test::run_rig;
@@ -86,4 +87,21 @@ TEST(Cli, BisectNeedsASubcommandAndItsRequiredOptions) {
     auto start = run_rig({"bisect", "start", "scenarios/quickstart.yaml", "--good", "HEAD"});
     EXPECT_EQ(start.exit_code, 2);
     EXPECT_NE((start.out + start.err).find("--cell"), std::string::npos) << start.out << start.err;
+}
+
+// --db is a global option, and a user writes it where they think of it: after the
+// subcommand works as well as before it.
+TEST(Cli, GlobalOptionsAfterTheSubcommand) {
+    auto dir =
+        std::filesystem::temp_directory_path() / ("rig-cli-db-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    auto before = run_rig({"--db", (dir / "before.db").string(), "kernel", "list"});
+    EXPECT_EQ(before.exit_code, 0) << before.err;
+    auto after = run_rig({"kernel", "list", "--db", (dir / "after.db").string()});
+    EXPECT_EQ(after.exit_code, 0) << after.err;
+    auto status = run_rig({"bisect", "status", "--db", (dir / "bisect.db").string()});
+    EXPECT_EQ(status.exit_code, 0) << status.err;
+    for (const char* name : {"before.db", "after.db", "bisect.db"})
+        EXPECT_TRUE(std::filesystem::exists(dir / name)) << name;
+    std::filesystem::remove_all(dir);
 }
