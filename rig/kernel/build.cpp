@@ -485,12 +485,12 @@ Expected<std::pair<std::vector<std::string>, ConfigValues>> configure(const fs::
     const fs::path dot_config = out / ".config";
     std::string previous = fs::exists(dot_config) ? util::read_file(dot_config) : std::string();
     auto previous_time = fs::last_write_time(dot_config, ec);
-    for (const char* target : {"tinyconfig", "olddefconfig"}) {
-        RIG_TRY(
-            builder.run_checked({"make", "-C", src.string(), "O=" + out.string(), target}, src));
-        if (std::string_view(target) == "tinyconfig")
-            RIG_TRY(write_text(dot_config, merge(util::read_file(dot_config), config.values)));
-    }
+    auto make = [&](const std::string& target) {
+        return builder.run_checked({"make", "-C", src.string(), "O=" + out.string(), target}, src);
+    };
+    RIG_TRY(make("tinyconfig"));
+    RIG_TRY(write_text(dot_config, merge(util::read_file(dot_config), config.values)));
+    RIG_TRY(make("olddefconfig"));
     std::string final_config = util::read_file(dot_config);
     // An unchanged .config keeps its old time: make then has nothing to re-sync.
     if (!previous.empty() && final_config == previous)
