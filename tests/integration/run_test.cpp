@@ -4,6 +4,7 @@
 #include "rig_binary.hpp"
 #include "scratch.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
@@ -46,6 +47,33 @@ TEST(Run, NinePAndVirtiofsSamplesFinishOk) {
     // The table shows requested and negotiated msize side by side, as seed 004's does.
     EXPECT_NE(result.out.find("4186112→512000"), std::string::npos) << result.out;
     EXPECT_NE(result.out.find("case"), std::string::npos);
+    // The guest's own counters over the workload window, per sample: CPU time by kind, page
+    // faults and paging, as named metrics. The compile ran in the guest, so it faulted
+    // pages in and spent CPU there.
+    for (const std::string fs : {"9p", "virtiofs"}) {
+        auto counters = query(scratch.db, "SELECT m.name, m.unit FROM metrics m JOIN samples s ON "
+                                          "s.id = m.sample_id JOIN cells c USING (run_id, "
+                                          "cell_id) WHERE c.fs = '" +
+                                              fs + "' AND m.name LIKE 'guest.%' ORDER BY 1");
+        for (const char* expected :
+             {"guest.cpu.iowait\ts", "guest.cpu.system\ts", "guest.cpu.user\ts",
+              "guest.vm.pgfault\tfaults", "guest.vm.pgmajfault\tfaults", "guest.vm.pgpgin\tKiB",
+              "guest.vm.pgpgout\tKiB"})
+            EXPECT_NE(std::find(counters.begin(), counters.end(), expected), counters.end())
+                << fs << " lacks " << expected;
+        EXPECT_EQ(one(scratch.db, "SELECT sum(m.value) > 0 FROM metrics m JOIN samples s ON s.id "
+                                  "= m.sample_id JOIN cells c USING (run_id, cell_id) WHERE c.fs "
+                                  "= '" +
+                                      fs +
+                                      "' AND m.name IN ('guest.cpu.user', "
+                                      "'guest.cpu.system')"),
+                  "1");
+        EXPECT_EQ(one(scratch.db, "SELECT m.value > 0 FROM metrics m JOIN samples s ON s.id = "
+                                  "m.sample_id JOIN cells c USING (run_id, cell_id) WHERE c.fs = "
+                                  "'" +
+                                      fs + "' AND m.name = 'guest.vm.pgfault'"),
+                  "1");
+    }
     // Kernel and package recorded for the artifact the samples ran on.
     EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM kernel_artifacts WHERE package = "
                               "'linux-image-6.1.0-57-amd64' AND image_sha256 <> '' AND "
@@ -117,8 +145,14 @@ TEST(Run, JunkAndForgedRecordsChangeNothingAndMemoryStaysBounded) {
     EXPECT_EQ(*status, 0) << rig::test::read_text(scratch.dir / "rig.log");
     EXPECT_LT(peak_kib, 64 * 1024);
     EXPECT_EQ(one(scratch.db, "SELECT outcome, exit_status FROM samples"), "ok\t0");
-    // The metric line printed by the workload is kept; forged "RIG" lines are not records.
-    EXPECT_EQ(one(scratch.db, "SELECT name, value, unit FROM metrics"), "lookup_ns\t42.5\tns");
+    // The metric line printed by the workload is kept; forged "RIG" lines are not records,
+    // and a workload cannot forge the guest's own counters.
+    EXPECT_EQ(query(scratch.db, "SELECT name, value, unit FROM metrics WHERE name NOT LIKE "
+                                "'guest.%'"),
+              std::vector<std::string>{"lookup_ns\t42.5\tns"});
+    EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM metrics WHERE name = 'guest.cpu.user'"), "1");
+    EXPECT_EQ(one(scratch.db, "SELECT value < 999 FROM metrics WHERE name = 'guest.cpu.user'"),
+              "1");
 }
 
 TEST(Run, KilledRigLeavesNoGuestsAndResumeDoesNotRepeatSamples) {
@@ -157,8 +191,9 @@ TEST(Run, TreeWorkloadRecordsItsMetric) {
     auto result = run_rig({"--db", scratch.db, "run", "tests/data/run/tree.yaml"}, k_run_timeout);
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_EQ(one(scratch.db, "SELECT outcome FROM samples"), "ok");
-    EXPECT_EQ(one(scratch.db, "SELECT name, unit, value > 0 FROM metrics"),
-              "loop_ns_per_op\tns\t1");
+    EXPECT_EQ(query(scratch.db, "SELECT name, unit, value > 0 FROM metrics WHERE name NOT LIKE "
+                                "'guest.%'"),
+              std::vector<std::string>{"loop_ns_per_op\tns\t1"});
 }
 
 TEST(Run, CtrlCAbortsTheSampleAndResumeRedoesOnlyIt) {
