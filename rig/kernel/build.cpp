@@ -325,10 +325,17 @@ Expected<Resolved> resolve(const GitRequest& request) {
     return resolved;
 }
 
-// rig's folder for one repository, keyed by the resolved path, so a repository reached
-// through a symlink shares its build folders (and their incremental builds) with the same
-// repository named directly.
-Expected<fs::path> repository_folder(const GitRequest& request, const fs::path& cache) {
+// rig's folder for one repository, held under its lock: two rigs building the same
+// repository take turns, since they share its clone and build folders. Keyed by the
+// resolved path, so a repository reached through a symlink shares its build folders (and
+// their incremental builds) with the same repository named directly.
+struct Repository {
+    fs::path dir;
+    util::FileLock lock;
+};
+
+Expected<Repository> open_repository(const GitRequest& request, const fs::path& cache,
+                                     const std::function<void()>& waiting) {
     std::error_code canonical_error;
     fs::path resolved = fs::canonical(request.repo, canonical_error);
     if (canonical_error)
@@ -339,7 +346,9 @@ Expected<fs::path> repository_folder(const GitRequest& request, const fs::path& 
     fs::create_directories(cache / "git" / "logs", ec);
     if (ec)
         return fail(ErrorKind::infra, "cannot create " + repo_dir.string() + ": " + ec.message());
-    return repo_dir;
+    Repository repository{repo_dir, RIG_TRY(util::FileLock::acquire(repo_dir / "lock", waiting))};
+    RIG_TRY(write_text(repo_dir / "repo", request.repo.string() + "\n"));
+    return repository;
 }
 
 Builder start_builder(const BuildSettings& settings, const GitRequest& request,
@@ -524,17 +533,15 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
         return result;
     }
 
-    const fs::path repo_dir = RIG_TRY(repository_folder(request, settings.cache));
-    // Two rigs building the same repository take turns: they share its clone and build folders.
-    util::FileLock lock = RIG_TRY(util::FileLock::acquire(
-        repo_dir / "lock", [&] { report("waiting for another build of this repository"); }));
+    Repository repository = RIG_TRY(open_repository(
+        request, settings.cache, [&] { report("waiting for another build of this repository"); }));
+    const fs::path& repo_dir = repository.dir;
     // Another rig may have built it while this one waited.
     if (auto artifact = load_index(index, settings.cache)) {
         result.cache_hit = true;
         result.artifact = std::move(*artifact);
         return result;
     }
-    RIG_TRY(write_text(repo_dir / "repo", request.repo.string() + "\n"));
 
     Builder builder = start_builder(settings, request, resolved);
     result.log = builder.log_path();
@@ -614,12 +621,11 @@ Expected<ConfigResult> configure_git(const GitRequest& request, const BuildSetti
     Resolved resolved = RIG_TRY(resolve(request));
     result.commit = resolved.commit;
     result.config_hash = resolved.config_hash;
-    const fs::path repo_dir = RIG_TRY(repository_folder(request, settings.cache));
-    util::FileLock lock = RIG_TRY(util::FileLock::acquire(repo_dir / "lock", [&] {
+    Repository repository = RIG_TRY(open_repository(request, settings.cache, [&] {
         if (settings.progress)
             settings.progress({"waiting for another build of this repository", 0, 0});
     }));
-    RIG_TRY(write_text(repo_dir / "repo", request.repo.string() + "\n"));
+    const fs::path& repo_dir = repository.dir;
     Builder builder = start_builder(settings, request, resolved);
     result.log = builder.log_path();
     auto checked_out = RIG_TRY(check_out(request, result.commit, repo_dir, builder));
