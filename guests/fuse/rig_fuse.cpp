@@ -3,11 +3,14 @@
 // benchmark. Runs inside the guest; the only rig source that includes libfuse.
 //
 //   rig-fuse [--entry-timeout S] [--attr-timeout S] [--negative-timeout S]
-//            [--keep-cache] [--writeback-cache] [--direct-io] --source DIR MOUNTPOINT
+//            [--keep-cache] [--writeback-cache] [--direct-io] [--counts FILE]
+//            --source DIR MOUNTPOINT
 //   rig-fuse --bench-invalidate N[,N...] [--rounds R] --source DIR MOUNTPOINT
 //
-// The first form serves DIR at MOUNTPOINT until it is unmounted. The second populates N
-// files per size under DIR, mounts them and prints `rig-metric` lines (guests/README.md).
+// The first form serves DIR at MOUNTPOINT until it is unmounted; with --counts, each
+// SIGUSR1 writes the requests served so far, by opcode, to FILE (guests/README.md). The second
+// populates N files per size under DIR, mounts them and prints `rig-metric` lines
+// (guests/README.md).
 #define FUSE_USE_VERSION 34
 
 #include <algorithm>
@@ -16,11 +19,13 @@
 #include <chrono>
 #include <cinttypes>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <fstream>
 #include <fuse_lowlevel.h>
 #include <map>
 #include <memory>
@@ -63,6 +68,7 @@ struct Options {
     bool always_readdirplus = false;
     std::string source;
     std::string mountpoint;
+    std::string counts_file; // --counts
     std::vector<size_t> bench_sizes;
     int rounds = 100;
 };
@@ -567,34 +573,118 @@ void op_statfs(fuse_req_t req, fuse_ino_t ino) {
         fuse_reply_statfs(req, &st);
 }
 
+// ---------------------------------------------------------------- request counts
+
+// The requests this daemon serves, by FUSE opcode: the FUSE cell's side of rig's exact
+// counters, as QEMU's trace is the 9p side. Counted by the daemon itself, since it sees
+// every request the kernel sends and nothing else does.
+enum class Request : size_t {
+    lookup,
+    forget,
+    forget_multi,
+    getattr,
+    setattr,
+    readlink,
+    mknod,
+    mkdir,
+    symlink,
+    link,
+    unlink,
+    rmdir,
+    rename,
+    open,
+    create,
+    read,
+    write,
+    flush,
+    release,
+    fsync,
+    opendir,
+    readdir,
+    readdirplus,
+    releasedir,
+    statfs,
+    count
+};
+constexpr const char* k_request_names[] = {
+    "lookup",  "forget",      "forget_multi", "getattr", "setattr", "readlink", "mknod",
+    "mkdir",   "symlink",     "link",         "unlink",  "rmdir",   "rename",   "open",
+    "create",  "read",        "write",        "flush",   "release", "fsync",    "opendir",
+    "readdir", "readdirplus", "releasedir",   "statfs"};
+static_assert(std::size(k_request_names) == static_cast<size_t>(Request::count));
+
+std::atomic<uint64_t> g_requests[static_cast<size_t>(Request::count)];
+
+// An operation handler that counts its request first.
+template <Request Kind, auto Handler> struct Counted;
+template <Request Kind, typename... Args, void (*Handler)(Args...)> struct Counted<Kind, Handler> {
+    static void call(Args... args) {
+        g_requests[static_cast<size_t>(Kind)].fetch_add(1, std::memory_order_relaxed);
+        Handler(args...);
+    }
+};
+
+// "seq N", then "NAME COUNT" per opcode and "requests TOTAL", written whole (a rename) so
+// that a reader never sees half of it.
+void write_counts(const std::string& file, uint64_t seq) {
+    std::string text = "seq " + std::to_string(seq) + "\n";
+    uint64_t total = 0;
+    for (size_t i = 0; i < std::size(k_request_names); ++i) {
+        uint64_t count = g_requests[i].load(std::memory_order_relaxed);
+        total += count;
+        text += std::string(k_request_names[i]) + " " + std::to_string(count) + "\n";
+    }
+    text += "requests " + std::to_string(total) + "\n";
+    std::string temporary = file + ".tmp";
+    std::ofstream(temporary, std::ios::trunc) << text;
+    std::rename(temporary.c_str(), file.c_str());
+}
+
+// SIGUSR1 is blocked in every thread (the caller blocks it before libfuse starts any),
+// so this one alone receives it, outside any signal handler.
+void start_count_writer(const std::string& file) {
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &usr1, nullptr);
+    std::thread([file, usr1] {
+        for (uint64_t seq = 1;; ++seq) {
+            int signal = 0;
+            if (sigwait(&usr1, &signal) != 0)
+                return;
+            write_counts(file, seq);
+        }
+    }).detach();
+}
+
 fuse_lowlevel_ops make_ops() {
     fuse_lowlevel_ops ops{};
     ops.init = op_init;
-    ops.lookup = op_lookup;
-    ops.forget = op_forget;
-    ops.forget_multi = op_forget_multi;
-    ops.getattr = op_getattr;
-    ops.setattr = op_setattr;
-    ops.readlink = op_readlink;
-    ops.mknod = op_mknod;
-    ops.mkdir = op_mkdir;
-    ops.symlink = op_symlink;
-    ops.link = op_link;
-    ops.unlink = op_unlink;
-    ops.rmdir = op_rmdir;
-    ops.rename = op_rename;
-    ops.open = op_open;
-    ops.create = op_create;
-    ops.read = op_read;
-    ops.write = op_write;
-    ops.flush = op_flush;
-    ops.release = op_release;
-    ops.fsync = op_fsync;
-    ops.opendir = op_opendir;
-    ops.readdir = op_readdir;
-    ops.readdirplus = op_readdirplus;
-    ops.releasedir = op_releasedir;
-    ops.statfs = op_statfs;
+    ops.lookup = Counted<Request::lookup, op_lookup>::call;
+    ops.forget = Counted<Request::forget, op_forget>::call;
+    ops.forget_multi = Counted<Request::forget_multi, op_forget_multi>::call;
+    ops.getattr = Counted<Request::getattr, op_getattr>::call;
+    ops.setattr = Counted<Request::setattr, op_setattr>::call;
+    ops.readlink = Counted<Request::readlink, op_readlink>::call;
+    ops.mknod = Counted<Request::mknod, op_mknod>::call;
+    ops.mkdir = Counted<Request::mkdir, op_mkdir>::call;
+    ops.symlink = Counted<Request::symlink, op_symlink>::call;
+    ops.link = Counted<Request::link, op_link>::call;
+    ops.unlink = Counted<Request::unlink, op_unlink>::call;
+    ops.rmdir = Counted<Request::rmdir, op_rmdir>::call;
+    ops.rename = Counted<Request::rename, op_rename>::call;
+    ops.open = Counted<Request::open, op_open>::call;
+    ops.create = Counted<Request::create, op_create>::call;
+    ops.read = Counted<Request::read, op_read>::call;
+    ops.write = Counted<Request::write, op_write>::call;
+    ops.flush = Counted<Request::flush, op_flush>::call;
+    ops.release = Counted<Request::release, op_release>::call;
+    ops.fsync = Counted<Request::fsync, op_fsync>::call;
+    ops.opendir = Counted<Request::opendir, op_opendir>::call;
+    ops.readdir = Counted<Request::readdir, op_readdir>::call;
+    ops.readdirplus = Counted<Request::readdirplus, op_readdirplus>::call;
+    ops.releasedir = Counted<Request::releasedir, op_releasedir>::call;
+    ops.statfs = Counted<Request::statfs, op_statfs>::call;
     return ops;
 }
 
@@ -880,7 +970,7 @@ int usage(const char* why) {
                  "usage: rig-fuse [--entry-timeout S] [--attr-timeout S] "
                  "[--negative-timeout S]\n"
                  "                [--keep-cache] [--writeback-cache] [--direct-io] "
-                 "--source DIR MOUNTPOINT\n"
+                 "[--counts FILE] --source DIR MOUNTPOINT\n"
                  "       rig-fuse --bench-invalidate N[,N...] [--rounds R] --source DIR "
                  "MOUNTPOINT\n",
                  why);
@@ -914,6 +1004,11 @@ int run(int argc, char** argv) {
             if (!text)
                 return usage("--source needs a folder");
             options.source = text;
+        } else if (arg == "--counts") {
+            const char* text = value();
+            if (!text)
+                return usage("--counts needs a file");
+            options.counts_file = text;
         } else if (arg == "--bench-invalidate") {
             const char* text = value();
             auto sizes = text ? parse_sizes(text) : std::nullopt;
@@ -940,6 +1035,8 @@ int run(int argc, char** argv) {
 
     if (options.mode == Mode::bench)
         return bench(options);
+    if (!options.counts_file.empty())
+        start_count_writer(options.counts_file);
     auto session = Session::mount(options, options.source, options.mountpoint);
     if (!session)
         return 1;

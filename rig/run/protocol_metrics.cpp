@@ -1,27 +1,31 @@
 // SPDX-License-Identifier: MIT
-// 9p trace counts to metrics.
+// Request counts to metrics.
 #include "run/protocol_metrics.hpp"
 
 #include "guest/job.hpp"
+#include "vm/virtiofsd_log.hpp"
 
 namespace rig::run {
 
 namespace {
 
 void add_window(std::vector<core::Metric>& metrics, const std::string& prefix,
-                const std::set<std::string>& shares, const vm::TraceWindow& window) {
+                const std::set<std::string>& shares, const vm::TraceWindow& window,
+                const CountNames& names) {
     for (const std::string& share : shares) {
         vm::ShareCounts counts;
         if (auto found = window.find(share); found != window.end())
             counts = found->second;
-        // Every type, zeros included, so that two samples of a cell carry the same names
-        // and "no mkdir at all" reads 0, not n/a.
-        for (const std::string& type : vm::ninep_type_names())
+        for (const std::string& type : names.types)
             counts.by_type.try_emplace(type, 0);
-        std::string name = prefix + "9p." + share_metric_name(share) + ".";
+        std::string name = prefix + names.family + ".";
+        if (names.per_share)
+            name += share_metric_name(share) + ".";
         metrics.push_back({name + "requests", static_cast<double>(counts.requests), "requests"});
         for (const auto& [type, number] : counts.by_type)
             metrics.push_back({name + type, static_cast<double>(number), "requests"});
+        if (!names.bytes)
+            continue;
         metrics.push_back({name + "read_bytes", static_cast<double>(counts.read_bytes), "bytes"});
         metrics.push_back({name + "write_bytes", static_cast<double>(counts.write_bytes), "bytes"});
     }
@@ -43,19 +47,28 @@ vm::TraceWindow sum(const std::vector<vm::TraceWindow>& windows) {
 
 } // namespace
 
+CountNames ninep_count_names() {
+    return {"9p", true, true, vm::ninep_type_names()};
+}
+
+CountNames virtiofs_count_names() {
+    return {"virtiofs", false, false, vm::fuse_request_names()};
+}
+
 std::string share_metric_name(const std::string& aname) {
     return aname == guest::k_root_tag ? "root" : aname;
 }
 
 std::vector<core::Metric> protocol_metrics(const vm::ProtocolCounts& counts,
-                                           const std::vector<std::string>& phases) {
+                                           const std::vector<std::string>& phases,
+                                           const CountNames& names) {
     size_t expected = phases.empty() ? 1 : phases.size();
     std::vector<core::Metric> metrics;
     if (counts.windows.size() != expected)
         return metrics;
-    add_window(metrics, "", counts.shares, sum(counts.windows));
+    add_window(metrics, "", counts.shares, sum(counts.windows), names);
     for (size_t i = 0; i < phases.size(); ++i)
-        add_window(metrics, phases[i] + "/", counts.shares, counts.windows[i]);
+        add_window(metrics, phases[i] + "/", counts.shares, counts.windows[i], names);
     return metrics;
 }
 

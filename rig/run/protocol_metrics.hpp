@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// A sample's 9p request counts as metrics: `9p.<share>.<type>` over the whole workload,
-// and `<phase>/9p.<share>.<type>` per phase.
+// A sample's request counts as metrics: `9p.<share>.<type>` from QEMU's 9p trace and
+// `virtiofs.<type>` from virtiofsd's log, over the whole workload, and the same prefixed
+// `<phase>/` per phase.
 #pragma once
 
 #include "core/sample.hpp"
@@ -11,14 +12,26 @@
 
 namespace rig::run {
 
+// How one source's counts are named.
+struct CountNames {
+    std::string family;             // "9p", "virtiofs"
+    bool per_share = true;          // "9p.work.walk"; else "virtiofs.lookup"
+    bool bytes = true;              // read_bytes and write_bytes are known
+    std::vector<std::string> types; // every window reports each, zeros included
+};
+CountNames ninep_count_names();
+CountNames virtiofs_count_names();
+
 // The metric name of a share: "root" for the guest's root, else its tag ("work").
 std::string share_metric_name(const std::string& aname);
 
 // `phases` are the phases the agent reported, in order; none for a one-script workload.
-// The trace must hold one window per phase (one in all without phases), else the counts
-// are incomplete (a guest killed mid-phase) and no metric is made: a missing count is
-// unknown, never 0. Every attached share gets every request type, zeros included.
+// The counts must hold one window per phase (one in all without phases), else they are
+// incomplete (a guest killed mid-phase) and no metric is made: a missing count is
+// unknown, never 0. Every share gets every type, zeros included, so that two samples of
+// a cell carry the same names and "no mkdir at all" reads 0, not n/a.
 std::vector<core::Metric> protocol_metrics(const vm::ProtocolCounts& counts,
-                                           const std::vector<std::string>& phases);
+                                           const std::vector<std::string>& phases,
+                                           const CountNames& names);
 
 } // namespace rig::run

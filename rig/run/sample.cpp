@@ -13,6 +13,8 @@
 #include "run/follow.hpp"
 #include "run/protocol_metrics.hpp"
 #include "util/strings.hpp"
+#include "vm/qemu.hpp"
+#include "vm/virtiofsd_log.hpp"
 #include "workload/generate.hpp"
 
 #include <chrono>
@@ -61,32 +63,57 @@ std::string workload_script(const std::string& command) {
     return "# rig workload\nset -e\n" + command;
 }
 
-// The metrics rig measures itself: each phase's time, and the 9p requests counted in
-// QEMU's trace (read, then removed: a long compile's trace runs to tens of megabytes).
-void add_host_metrics(core::Sample& sample, const guest::AgentReport& report, const fs::path& trace,
-                      std::string& note) {
-    // "9p." is the host's alone, as "guest." is the agent's: a workload cannot forge it.
-    std::erase_if(sample.metrics,
-                  [](const core::Metric& metric) { return util::starts_with(metric.name, "9p."); });
+// Where the host counts a sample's requests: QEMU's 9p trace, and virtiofsd's log of a
+// virtiofs work share run with log_requests.
+struct CountSources {
+    fs::path trace;
+    fs::path virtiofsd_log;
+};
+
+// Appends one source's counts; a source that is missing or incomplete adds nothing.
+void add_counts(core::Sample& sample, const Expected<vm::ProtocolCounts>& counts,
+                const std::vector<std::string>& phases, const CountNames& names,
+                std::string& note) {
+    if (!counts) {
+        note += counts.error().message + "\n";
+        return;
+    }
+    auto metrics = protocol_metrics(*counts, phases, names);
+    if (metrics.empty())
+        note += names.family + " counts: " + std::to_string(counts->marks) +
+                " marks do not match the workload's phases; no counts\n";
+    sample.metrics.insert(sample.metrics.end(), metrics.begin(), metrics.end());
+}
+
+// The metrics rig measures itself: each phase's time, and the requests counted by the
+// host (the trace and the log are read, then removed: a long compile's run to tens of
+// megabytes).
+void add_host_metrics(core::Sample& sample, const guest::AgentReport& report,
+                      const CountSources& sources, std::string& note) {
+    // These names are the host's alone, as "guest." is the agent's: a workload cannot
+    // forge them.
+    std::erase_if(sample.metrics, [](const core::Metric& metric) {
+        return util::starts_with(metric.name, "9p.") || util::starts_with(metric.name, "virtiofs.");
+    });
     std::vector<std::string> phases;
     for (const guest::PhaseRecord& phase : report.phases) {
         sample.metrics.push_back({phase.name + "/seconds", phase.seconds(), "s"});
         phases.push_back(phase.name);
     }
-    if (trace.empty() || !report.end_ns)
-        return;
-    if (auto counts = vm::read_protocol_trace(trace, guest::k_mark_tag)) {
-        auto metrics = protocol_metrics(*counts, phases);
-        if (metrics.empty())
-            note += "9p trace: " + std::to_string(counts->marks) +
-                    " phase marks, not the workload's; no 9p counts\n";
-        sample.metrics.insert(sample.metrics.end(), metrics.begin(), metrics.end());
-    } else {
-        note += counts.error().message + "\n";
-    }
+    if (!sources.trace.empty() && report.end_ns)
+        add_counts(sample, vm::read_protocol_trace(sources.trace, guest::k_mark_tag), phases,
+                   ninep_count_names(), note);
+    if (!sources.virtiofsd_log.empty() && report.end_ns)
+        add_counts(sample, vm::read_virtiofsd_log(sources.virtiofsd_log, guest::k_work_tag), phases,
+                   virtiofs_count_names(), note);
     std::error_code ec;
-    fs::remove(trace, ec);
-    fs::remove(trace.string() + ".events", ec);
+    if (!sources.trace.empty()) {
+        fs::remove(sources.trace, ec);
+        fs::remove(sources.trace.string() + ".events", ec);
+    }
+    // Kept when virtiofsd may be why the sample failed: it is that sample's evidence.
+    if (!sources.virtiofsd_log.empty() && sample.outcome != core::Outcome::infra_error)
+        fs::remove(sources.virtiofsd_log, ec);
 }
 
 // The evidence that explains an outcome: the setup error, the end of the console, or
@@ -267,13 +294,18 @@ core::Sample run_sample(const SampleContext& context) {
     vm::Share work;
     work.tag = guest::k_work_tag;
     work.path = share;
+    CountSources counted;
     if (context.cell.fs() == core::Fs::virtiofs) {
         work.kind = vm::ShareKind::virtiofs;
         work.virtiofs_cache = context.cell.cache().empty() ? "auto" : context.cell.cache();
+        work.log_requests = scenario.guest.count_9p && context.hypervisor.logs_virtiofs_requests();
+        if (work.log_requests)
+            counted.virtiofsd_log = vm::virtiofsd_log(context.dir, work.tag);
     }
     spec.shares.push_back(work);
     if (scenario.guest.count_9p) {
         spec.protocol_trace = context.dir / "9p.trace";
+        counted.trace = spec.protocol_trace;
         fs::path marks = context.dir / "marks";
         fs::create_directories(marks, ec);
         spec.shares.push_back({vm::ShareKind::v9p, guest::k_mark_tag, marks, true, "none", ""});
@@ -392,7 +424,7 @@ core::Sample run_sample(const SampleContext& context) {
     sample.warning_count = scan.warnings;
     sample.lines = std::move(scan.lines);
     sample.metrics = report.metrics;
-    add_host_metrics(sample, report, spec.protocol_trace, note);
+    add_host_metrics(sample, report, counted, note);
     sample.exit_status = facts.workload_exit;
     sample.guest_seconds = report.workload_seconds();
     sample.total_seconds = seconds_between(launched, finished);

@@ -10,6 +10,14 @@ namespace rig::util {
 
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 std::vector<std::string> split(std::string_view text, char separator);
+// Calls `line` for each line of `text`, without its newline; a last line needs none.
+template <typename LineFunction> void for_each_line(std::string_view text, LineFunction&& line) {
+    while (!text.empty()) {
+        size_t end = text.find('\n');
+        line(text.substr(0, end));
+        text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    }
+}
 std::string_view trim(std::string_view text);
 bool starts_with(std::string_view text, std::string_view prefix);
 // `text` with every occurrence of `from` (not empty) replaced by `to`.

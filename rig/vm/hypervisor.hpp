@@ -22,6 +22,9 @@ struct Share {
     bool readonly = false;
     std::string security_model = "none"; // 9p: none, mapped-xattr, passthrough
     std::string virtiofs_cache = "auto"; // virtiofs: auto, always, none
+    // virtiofs: virtiofsd logs every request (-d) for counting (virtiofsd_log.hpp). The
+    // QEMU backend only: libvirt starts virtiofsd without a way to pass it.
+    bool log_requests = false;
 };
 
 struct GuestSpec {
@@ -68,6 +71,8 @@ public:
     // Whether the endpoint still answers. A backend whose host can drop out (libvirt)
     // says why not; the run layer then retries the host's sample on another host.
     virtual Expected<void> reachable() { return {}; }
+    // Whether a virtiofs share's `log_requests` is honoured (virtiofsd started by rig).
+    virtual bool logs_virtiofs_requests() const { return false; }
 };
 
 } // namespace rig::vm

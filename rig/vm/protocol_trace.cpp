@@ -2,8 +2,10 @@
 // Counting 9p requests in QEMU's trace log.
 #include "vm/protocol_trace.hpp"
 
+#include "util/file.hpp"
+#include "util/strings.hpp"
+
 #include <charconv>
-#include <fstream>
 #include <optional>
 #include <unordered_map>
 
@@ -221,24 +223,16 @@ std::vector<std::string> ninep_type_names() {
 
 ProtocolCounts count_protocol_trace(std::string_view log, std::string_view mark_aname) {
     Counter counter(mark_aname);
-    while (!log.empty()) {
-        size_t end = log.find('\n');
-        counter.line(log.substr(0, end));
-        log = end == std::string_view::npos ? std::string_view() : log.substr(end + 1);
-    }
+    util::for_each_line(log, [&](std::string_view line) { counter.line(line); });
     return counter.finish();
 }
 
 // Line by line: a long compile's log runs to tens of megabytes.
 Expected<ProtocolCounts> read_protocol_trace(const std::filesystem::path& file,
                                              std::string_view mark_aname) {
-    std::ifstream in(file);
-    if (!in)
-        return fail(ErrorKind::infra, "cannot read the 9p trace " + file.string());
     Counter counter(mark_aname);
-    std::string line;
-    while (std::getline(in, line))
-        counter.line(line);
+    if (!util::for_each_file_line(file, [&](std::string_view line) { counter.line(line); }))
+        return fail(ErrorKind::infra, "cannot read the 9p trace " + file.string());
     return counter.finish();
 }
 

@@ -96,12 +96,19 @@ std::vector<std::string> qemu_argv(const GuestSpec& spec,
 
 std::vector<std::string> virtiofsd_argv(const fs::path& daemon, const Share& share,
                                         const fs::path& socket) {
-    return {daemon.string(),
-            "--socket-path=" + socket.string(),
-            "-o",
-            "source=" + escape_fuse_option(share.path.string()),
-            "-o",
-            "cache=" + share.virtiofs_cache};
+    std::vector<std::string> argv{daemon.string(),
+                                  "--socket-path=" + socket.string(),
+                                  "-o",
+                                  "source=" + escape_fuse_option(share.path.string()),
+                                  "-o",
+                                  "cache=" + share.virtiofs_cache};
+    if (share.log_requests)
+        argv.push_back("-d");
+    return argv;
+}
+
+fs::path virtiofsd_log(const fs::path& runtime_dir, const std::string& tag) {
+    return runtime_dir / ("virtiofsd-" + tag + ".log");
 }
 
 namespace {
@@ -157,6 +164,7 @@ private:
 class QemuHypervisor final : public Hypervisor {
 public:
     std::string name() const override { return "qemu"; }
+    bool logs_virtiofs_requests() const override { return true; }
 
     Expected<std::unique_ptr<Vm>> start(const GuestSpec& spec) override {
         std::error_code ec;
@@ -172,7 +180,7 @@ public:
             fs::path socket = spec.runtime_dir / ("virtiofsd-" + share.tag + ".sock");
             fs::remove(socket, ec);
             proc::SpawnOptions options;
-            options.stdout_file = spec.runtime_dir / ("virtiofsd-" + share.tag + ".log");
+            options.stdout_file = virtiofsd_log(spec.runtime_dir, share.tag);
             helpers.push_back(
                 RIG_TRY(proc::Child::spawn(virtiofsd_argv(*daemon, share, socket), options)));
             RIG_TRY(wait_for_socket(*helpers.back(), socket, options.stdout_file));

@@ -18,6 +18,9 @@ std::vector<std::string> qemu_argv(const GuestSpec& spec,
 
 std::vector<std::string> virtiofsd_argv(const std::filesystem::path& daemon, const Share& share,
                                         const std::filesystem::path& socket);
+// Where the QEMU backend keeps virtiofsd's output for the share tagged `tag`.
+std::filesystem::path virtiofsd_log(const std::filesystem::path& runtime_dir,
+                                    const std::string& tag);
 
 // QEMU's option parser (-fsdev, -chardev, -trace) splits at single commas; a literal one
 // is ",,".

@@ -27,6 +27,25 @@ TEST(Fuse, CompileWithAttrTimeoutZeroAndOne) {
     // The workload ran on rig-fuse's mount, not on the 9p share.
     for (const std::string& mount : query(scratch.db, "SELECT mount_negotiated FROM samples"))
         EXPECT_EQ(mount.rfind("fuse.rig-fuse ", 0), 0u) << mount;
+    // rig-fuse counts the requests it serves, per phase too. attr_timeout 0 sends every
+    // stat to it; 1 s lets the kernel answer repeated ones: an exact difference.
+    auto count = [&](const std::string& timeout, const std::string& name) {
+        std::string text = one(scratch.db, "SELECT m.value FROM metrics m JOIN samples s ON s.id = "
+                                           "m.sample_id WHERE s.mount_requested = 'rig-fuse "
+                                           "--attr-timeout " +
+                                               timeout + "' AND m.name = '" + name + "'");
+        return text.empty() ? -1.0 : std::stod(text);
+    };
+    for (const std::string timeout : {"0", "1"}) {
+        EXPECT_GT(count(timeout, "fuse.requests"), 0) << timeout;
+        EXPECT_GT(count(timeout, "build/fuse.lookup"), 0) << timeout;
+        EXPECT_EQ(count(timeout, "fuse.requests"),
+                  count(timeout, "build/fuse.requests") + count(timeout, "noop/fuse.requests"));
+        // The 9p work share is only copied into the guest before the workload starts.
+        EXPECT_EQ(count(timeout, "9p.work.requests"), 0) << timeout;
+    }
+    EXPECT_GT(count("0", "fuse.getattr"), count("1", "fuse.getattr"))
+        << count("0", "fuse.getattr") << " against " << count("1", "fuse.getattr");
     // Both cells carry their knob in the table.
     EXPECT_NE(result.out.find("attr_timeout"), std::string::npos) << result.out;
     EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());

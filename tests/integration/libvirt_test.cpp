@@ -51,7 +51,8 @@ const char* const k_record_columns =
     "(SELECT group_concat(severity || '|' || source || '|' || signature, ';') FROM "
     "(SELECT * FROM error_lines WHERE sample_id = s.id ORDER BY id)), "
     "(SELECT group_concat(name || '|' || unit, ';') FROM "
-    "(SELECT * FROM metrics WHERE sample_id = s.id ORDER BY name))";
+    "(SELECT * FROM metrics WHERE sample_id = s.id AND name NOT LIKE '%virtiofs.%' "
+    "ORDER BY name))";
 
 std::vector<std::string> records(const fs::path& db) {
     return query(db, std::string("SELECT ") + k_record_columns +
@@ -89,6 +90,12 @@ TEST(Libvirt, SameCellsGiveTheSameRecordsOnBothBackends) {
     EXPECT_EQ(one(libvirt.db, "SELECT count(*) FROM metrics WHERE name = 'build/9p.work.requests' "
                               "AND value > 0"),
               "1");
+    // virtiofsd's request log: rig starts virtiofsd on the QEMU backend; libvirt starts
+    // its own, without a way to ask for it, so its virtiofs counts are unknown (n/a).
+    EXPECT_GT(std::stod(one(qemu.db, "SELECT count(*) FROM metrics WHERE name = "
+                                     "'virtiofs.requests' AND value > 0")),
+              0);
+    EXPECT_EQ(one(libvirt.db, "SELECT count(*) FROM metrics WHERE name LIKE '%virtiofs.%'"), "0");
     // The same table shape on both: header and one row per cell.
     auto table = [](const std::string& out) { return out.substr(out.find("\ncase")); };
     EXPECT_EQ(table(through.out).substr(0, table(through.out).find('\n', 1)),

@@ -29,7 +29,7 @@ TEST(ProtocolMetrics, OneWindowWithoutPhases) {
     vm::ProtocolCounts trace;
     trace.shares = {"hostroot", "work"};
     trace.windows = {{{"work", counts(3, 4)}}};
-    auto metrics = run::protocol_metrics(trace, {});
+    auto metrics = run::protocol_metrics(trace, {}, run::ninep_count_names());
     EXPECT_EQ(value_of(metrics, "9p.work.requests"), 7);
     EXPECT_EQ(value_of(metrics, "9p.work.walk"), 3);
     EXPECT_EQ(value_of(metrics, "9p.work.read_bytes"), 30);
@@ -45,7 +45,7 @@ TEST(ProtocolMetrics, PhasesAndTheirSum) {
     vm::ProtocolCounts trace;
     trace.shares = {"work"};
     trace.windows = {{{"work", counts(10, 20)}}, {{"work", counts(0, 5)}}};
-    auto metrics = run::protocol_metrics(trace, {"build", "noop"});
+    auto metrics = run::protocol_metrics(trace, {"build", "noop"}, run::ninep_count_names());
     EXPECT_EQ(value_of(metrics, "build/9p.work.getattr"), 20);
     EXPECT_EQ(value_of(metrics, "noop/9p.work.getattr"), 5);
     EXPECT_EQ(value_of(metrics, "noop/9p.work.walk"), 0);
@@ -58,7 +58,7 @@ TEST(ProtocolMetrics, IncompleteTraceGivesNoCountsAtAll) {
     vm::ProtocolCounts trace;
     trace.shares = {"work"};
     trace.windows = {{{"work", counts(1, 1)}}};
-    EXPECT_TRUE(run::protocol_metrics(trace, {"build", "noop"}).empty());
+    EXPECT_TRUE(run::protocol_metrics(trace, {"build", "noop"}, run::ninep_count_names()).empty());
     trace.windows.clear();
-    EXPECT_TRUE(run::protocol_metrics(trace, {}).empty());
+    EXPECT_TRUE(run::protocol_metrics(trace, {}, run::ninep_count_names()).empty());
 }

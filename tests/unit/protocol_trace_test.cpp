@@ -3,7 +3,9 @@
 // log, in the format QEMU 7.2's "log" backend writes.
 #include "vm/protocol_trace.hpp"
 #include "vm/qemu.hpp"
+#include "vm/virtiofsd_log.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 using namespace rig::vm;
@@ -140,4 +142,39 @@ TEST(ProtocolTrace, OptionsAndEventsFile) {
     EXPECT_NE(events.find("virtqueue_pop\n"), std::string::npos);
     EXPECT_NE(events.find("v9fs_walk\n"), std::string::npos);
     EXPECT_EQ(events.find("_return"), std::string::npos) << "each request counted once";
+}
+
+TEST(VirtiofsdLog, RequestsCountedBetweenMarksWithoutTheMarksOwnLookups) {
+    auto request = [](int unique, const std::string& opcode) {
+        return "[2026-12-01 00:04:17.1+0000] [ID: 00000004] unique: " + std::to_string(unique) +
+               ", opcode: " + opcode + ", nodeid: 1, insize: 56, pid: 143\n";
+    };
+    auto mark = [&](int n) {
+        return request(100 + n, "LOOKUP (1)") +
+               "[2026-12-01 00:04:17.2+0000] [ID: 00000004] lo_lookup(parent=1, name=.rig-mark-" +
+               std::to_string(n) + ")\n";
+    };
+    std::string log =
+        request(2, "INIT (26)") + mark(1) + request(4, "GETATTR (3)") + request(6, "LOOKUP (1)") +
+        "[2026-12-01 00:04:17.3+0000] [ID: 00000004] lo_lookup(parent=1, "
+        "name=unit_0.d)\n" +
+        "[2026-12-01 00:04:17.3+0000] [ID: 00000001] virtio_loop: Got VU event\n" + mark(2) +
+        request(8, "READDIRPLUS (44)") + mark(3) + request(9, "DESTROY (38)");
+    ProtocolCounts counts = count_virtiofsd_log(log, "work");
+    EXPECT_EQ(counts.marks, 3);
+    EXPECT_EQ(counts.shares, std::set<std::string>{"work"});
+    ASSERT_EQ(counts.windows.size(), 2u);
+    const ShareCounts& first = counts.windows[0].at("work");
+    EXPECT_EQ(first.requests, 2u);
+    EXPECT_EQ(first.by_type.at("getattr"), 1u);
+    EXPECT_EQ(first.by_type.at("lookup"), 1u) << "the mark's own lookup is not the workload's";
+    EXPECT_EQ(counts.windows[1].at("work").by_type.at("readdirplus"), 1u);
+    EXPECT_EQ(counts.windows[1].at("work").requests, 1u);
+}
+
+TEST(VirtiofsdLog, RequestNamesAreFusesOpcodes) {
+    auto names = fuse_request_names();
+    EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+    for (const char* name : {"lookup", "getattr", "readdirplus", "batch_forget", "syncfs"})
+        EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
 }

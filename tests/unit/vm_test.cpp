@@ -192,3 +192,13 @@ TEST(QemuArgv, ProtocolTraceOnlyWhenAsked) {
               std::vector<std::string>{"events=/out/run/9p.trace.events"});
     EXPECT_EQ(values_of(argv, "-D"), std::vector<std::string>{"/out/run/9p.trace"});
 }
+
+TEST(QemuArgv, VirtiofsdLogsRequestsOnlyWhenAsked) {
+    Share share = work_share(ShareKind::virtiofs, "/srv/work");
+    auto quiet = virtiofsd_argv("/usr/lib/qemu/virtiofsd", share, "/run/s.sock");
+    EXPECT_EQ(std::count(quiet.begin(), quiet.end(), "-d"), 0);
+    share.log_requests = true;
+    auto argv = virtiofsd_argv("/usr/lib/qemu/virtiofsd", share, "/run/s.sock");
+    EXPECT_EQ(argv.back(), "-d");
+    EXPECT_EQ(virtiofsd_log("/out/run", "work"), "/out/run/virtiofsd-work.log");
+}

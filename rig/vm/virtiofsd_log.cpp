@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// Counting FUSE requests in virtiofsd's debug log.
+#include "vm/virtiofsd_log.hpp"
+
+#include "util/file.hpp"
+#include "util/strings.hpp"
+
+#include <algorithm>
+
+namespace rig::vm {
+
+namespace {
+
+// include/uapi/linux/fuse.h's opcodes, as virtiofsd names them (lower-cased here).
+constexpr std::string_view k_fuse_requests[] = {
+    "lookup",   "forget",   "getattr",         "setattr",      "readlink",      "symlink",
+    "mknod",    "mkdir",    "unlink",          "rmdir",        "rename",        "link",
+    "open",     "read",     "write",           "statfs",       "release",       "fsync",
+    "setxattr", "getxattr", "listxattr",       "removexattr",  "flush",         "init",
+    "opendir",  "readdir",  "releasedir",      "fsyncdir",     "getlk",         "setlk",
+    "setlkw",   "access",   "create",          "interrupt",    "bmap",          "destroy",
+    "ioctl",    "poll",     "notify_reply",    "batch_forget", "fallocate",     "readdirplus",
+    "rename2",  "lseek",    "copy_file_range", "setupmapping", "removemapping", "syncfs"};
+
+class Counter {
+public:
+    explicit Counter(std::string share) : m_share(std::move(share)) {}
+
+    void line(std::string_view text) {
+        if (size_t at = text.find("unique: "); at != std::string_view::npos) {
+            if (size_t opcode = text.find(", opcode: ", at); opcode != std::string_view::npos)
+                request(text.substr(opcode + 10));
+        } else if (text.find("lo_lookup(") != std::string_view::npos &&
+                   text.find("name=" + std::string(k_virtiofs_mark_prefix)) !=
+                       std::string_view::npos) {
+            mark();
+        }
+    }
+
+    ProtocolCounts finish() {
+        m_counts.shares.insert(m_share);
+        return std::move(m_counts);
+    }
+
+private:
+    // "NAME (K), nodeid: ..."
+    void request(std::string_view rest) {
+        std::string name(rest.substr(0, rest.find(' ')));
+        std::transform(name.begin(), name.end(), name.begin(), [](char c) {
+            return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+        });
+        if (m_counts.marks == 0)
+            return;
+        ShareCounts& counts = m_open[m_share];
+        ++counts.requests;
+        ++counts.by_type[name];
+    }
+
+    // The mark's own LOOKUP was logged just before: it belongs to no window.
+    void mark() {
+        if (m_counts.marks > 0) {
+            ShareCounts& counts = m_open[m_share];
+            if (counts.requests > 0 && counts.by_type["lookup"] > 0) {
+                --counts.requests;
+                --counts.by_type["lookup"];
+            }
+            m_counts.windows.push_back(std::move(m_open));
+        }
+        m_open = {};
+        ++m_counts.marks;
+    }
+
+    std::string m_share;
+    ProtocolCounts m_counts;
+    TraceWindow m_open;
+};
+
+} // namespace
+
+ProtocolCounts count_virtiofsd_log(std::string_view log, const std::string& share) {
+    Counter counter(share);
+    util::for_each_line(log, [&](std::string_view line) { counter.line(line); });
+    return counter.finish();
+}
+
+Expected<ProtocolCounts> read_virtiofsd_log(const std::filesystem::path& file,
+                                            const std::string& share) {
+    Counter counter(share);
+    if (!util::for_each_file_line(file, [&](std::string_view line) { counter.line(line); }))
+        return fail(ErrorKind::infra, "cannot read virtiofsd's log " + file.string());
+    return counter.finish();
+}
+
+std::vector<std::string> fuse_request_names() {
+    std::vector<std::string> names(std::begin(k_fuse_requests), std::end(k_fuse_requests));
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+} // namespace rig::vm
