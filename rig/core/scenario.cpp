@@ -38,15 +38,24 @@ std::string Kernel::canonical() const {
 }
 
 std::string Workload::canonical() const {
+    // Phases are appended only when there are some, so that the cells of scenarios
+    // written before phases keep their ids.
+    std::string steps = "command=" + command;
+    if (!phases.empty()) {
+        steps = "phases=";
+        for (const WorkloadPhase& phase : phases)
+            steps +=
+                phase.name + ":" + std::to_string(phase.command.size()) + ":" + phase.command + ";";
+    }
     switch (kind) {
     case WorkloadKind::generate:
         return "generate:units=" + std::to_string(generate.units) +
                ",headers=" + std::to_string(generate.headers) +
-               ",functions=" + std::to_string(generate.functions) + ";command=" + command;
+               ",functions=" + std::to_string(generate.functions) + ";" + steps;
     case WorkloadKind::tree:
-        return "tree=" + tree + ";command=" + command;
+        return "tree=" + tree + ";" + steps;
     case WorkloadKind::command:
-        return "command=" + command;
+        return steps;
     }
     return {};
 }

@@ -71,11 +71,19 @@ struct GenerateParams {
     int functions = 20; // functions per unit
 };
 
+// One step of a workload, timed and counted on its own: a cold build, a no-op rebuild
+// (the stat storm a cache should absorb), a rebuild after touching one header.
+struct WorkloadPhase {
+    std::string name; // [A-Za-z0-9_-]: it names metrics ("noop/seconds") and a guest file
+    std::string command;
+};
+
 struct Workload {
     WorkloadKind kind = WorkloadKind::generate;
     GenerateParams generate;
     std::string tree;    // tree: host folder copied fresh into the share per sample
-    std::string command; // run by the guest's sh in the share
+    std::string command; // run by the guest's sh in the share; unused when there are phases
+    std::vector<WorkloadPhase> phases; // run in order, each in the same share
     std::string canonical() const;
 };
 
@@ -86,6 +94,9 @@ struct Guest {
     uint64_t memory_mib = 1024;
     int cpus = 2;
     Accel accel = Accel::auto_detect;
+    // Count 9p requests from QEMU's trace (vm/protocol_trace.hpp). Off only to measure
+    // what counting costs; like the accelerator it is not part of the cell.
+    bool count_9p = true;
     std::string canonical() const;
 };
 

@@ -36,6 +36,20 @@ Expected<std::string> job_file(const Job& job) {
     RIG_TRY(add("WORK_OPTS", job.work_options));
     RIG_TRY(add("WORK_MOUNTPOINT", k_work_mount_point));
     RIG_TRY(add("WORKLOAD_TIMEOUT", std::to_string(job.workload_timeout.count())));
+    if (job.mark_phases)
+        RIG_TRY(add("MARK_TAG", k_mark_tag));
+    if (!job.phase_scripts.empty()) {
+        std::vector<std::string> names;
+        // A name becomes a file name in the guest and a word in the agent's loop.
+        constexpr std::string_view k_name_chars =
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+        for (const auto& [name, script] : job.phase_scripts) {
+            if (name.empty() || name.find_first_not_of(k_name_chars) != std::string::npos)
+                return fail(ErrorKind::config, "phase name '" + name + "' is not a plain word");
+            names.push_back(name);
+        }
+        RIG_TRY(add("PHASES", util::join(names, " ")));
+    }
     if (job.fs == core::Fs::fuse) {
         for (const std::string& arg : job.fuse_args)
             if (arg.empty() || arg.find(' ') != std::string::npos)
@@ -52,6 +66,8 @@ Expected<std::string> job_archive(const Job& job) {
     cpio.add_directory("etc/rig");
     cpio.add_file("etc/rig/job", RIG_TRY(job_file(job)));
     cpio.add_file("etc/rig/workload.sh", job.workload_script + "\n");
+    for (const auto& [name, script] : job.phase_scripts)
+        cpio.add_file("etc/rig/phase-" + name + ".sh", script + "\n");
     if (job.fs == core::Fs::fuse)
         RIG_TRY(cpio.add_file_from(k_fuse_daemon_archive_path, job.fuse_daemon, 0755));
     return cpio.finish();

@@ -16,6 +16,9 @@ namespace rig::guest {
 // The share tags and mount point the agent and the hypervisor agree on.
 inline constexpr const char* k_root_tag = "hostroot";
 inline constexpr const char* k_work_tag = "work";
+// An empty 9p share the agent looks names up in to mark phase boundaries for the host's
+// 9p trace (vm/protocol_trace.hpp).
+inline constexpr const char* k_mark_tag = "rigmark";
 // Under /run, a tmpfs in the guest: the read-only host root needs no mount point.
 inline constexpr const char* k_work_mount_point = "/run/rig/work";
 // Where a fuse cell's rig-fuse runs in the guest root: the agent copies it there from the
@@ -30,6 +33,9 @@ struct Job {
     std::string work_options;                 // -o for the work mount; "" for virtiofs
     std::chrono::seconds workload_timeout{0}; // the guest's own backstop; 0 = none
     std::string workload_script;              // run by the guest's sh in the share
+    // Phases instead of the one script: name and script, run in order.
+    std::vector<std::pair<std::string, std::string>> phase_scripts;
+    bool mark_phases = false; // mount the marking share and mark each phase boundary
     // fuse cells: the daemon's host path (its bytes go into the job archive) and its knob
     // options, whitelisted tokens the agent checks one by one.
     std::filesystem::path fuse_daemon;

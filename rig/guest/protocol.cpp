@@ -14,6 +14,18 @@ namespace {
 constexpr size_t k_max_mounts = 64 * 1024;
 constexpr size_t k_max_metrics = 1000;
 constexpr size_t k_max_tail = 64 * 1024;
+constexpr size_t k_max_phases = 64;
+
+// As the host allows them in a scenario (spec/), so that a phase name is safe in a metric.
+bool is_phase_name(std::string_view name) {
+    if (name.empty() || name.size() > 32)
+        return false;
+    for (char c : name)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            return false;
+    return true;
+}
 
 // Appends one decoded chunk of a base64 stream, up to `cap` bytes in all.
 bool append_chunk(std::string& into, const std::string& field, size_t cap) {
@@ -99,6 +111,12 @@ void AgentReport::apply(const Record& record) {
         ok = end_ns && status && *status < 1000;
         if (ok)
             exit_status = static_cast<int>(*status);
+    } else if (type == "phase" && f.size() == 4) {
+        auto start = to_u64(f[1]), end = to_u64(f[2]), status = to_u64(f[3]);
+        ok = is_phase_name(f[0]) && start && end && status && *status < 1000 &&
+             phases.size() < k_max_phases;
+        if (ok)
+            phases.push_back({f[0], *start, *end, static_cast<int>(*status)});
     } else if (type == "output" && f.size() == 1) {
         output_bytes = to_u64(f[0]);
         ok = output_bytes.has_value();

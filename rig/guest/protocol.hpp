@@ -33,6 +33,15 @@ private:
     size_t m_junk = 0;
 };
 
+// One phase of a workload as the agent ran it.
+struct PhaseRecord {
+    std::string name;
+    uint64_t start_ns = 0;
+    uint64_t end_ns = 0;
+    int exit_status = 0;
+    double seconds() const { return end_ns > start_ns ? (end_ns - start_ns) / 1e9 : 0; }
+};
+
 // What the agent reported, assembled from records. Every list is capped, so a guest
 // that floods the channel cannot grow rig's memory.
 struct AgentReport {
@@ -46,6 +55,7 @@ struct AgentReport {
     std::string mounts_text; // /proc/mounts as the guest saw it
     std::string tail;        // last bytes of workload output
     std::vector<core::Metric> metrics;
+    std::vector<PhaseRecord> phases;
     std::vector<std::string> module_failures;
     std::optional<std::string> setup_error; // "mount-work: <message>"
     bool done = false;

@@ -11,6 +11,7 @@
 #include "guest/protocol.hpp"
 #include "proc/cpu.hpp"
 #include "run/follow.hpp"
+#include "run/protocol_metrics.hpp"
 #include "util/strings.hpp"
 #include "workload/generate.hpp"
 
@@ -56,8 +57,36 @@ CpuMark mark(vm::Vm& guest) {
     return {guest.cpu_times(), proc::host_cpu().value_or(proc::HostCpu{}), Clock::now()};
 }
 
-std::string workload_script(const core::Workload& workload) {
-    return "# rig workload\nset -e\n" + workload.command;
+std::string workload_script(const std::string& command) {
+    return "# rig workload\nset -e\n" + command;
+}
+
+// The metrics rig measures itself: each phase's time, and the 9p requests counted in
+// QEMU's trace (read, then removed: a long compile's trace runs to tens of megabytes).
+void add_host_metrics(core::Sample& sample, const guest::AgentReport& report, const fs::path& trace,
+                      std::string& note) {
+    // "9p." is the host's alone, as "guest." is the agent's: a workload cannot forge it.
+    std::erase_if(sample.metrics,
+                  [](const core::Metric& metric) { return util::starts_with(metric.name, "9p."); });
+    std::vector<std::string> phases;
+    for (const guest::PhaseRecord& phase : report.phases) {
+        sample.metrics.push_back({phase.name + "/seconds", phase.seconds(), "s"});
+        phases.push_back(phase.name);
+    }
+    if (trace.empty() || !report.end_ns)
+        return;
+    if (auto counts = vm::read_protocol_trace(trace, guest::k_mark_tag)) {
+        auto metrics = protocol_metrics(*counts, phases);
+        if (metrics.empty())
+            note += "9p trace: " + std::to_string(counts->marks) +
+                    " phase marks, not the workload's; no 9p counts\n";
+        sample.metrics.insert(sample.metrics.end(), metrics.begin(), metrics.end());
+    } else {
+        note += counts.error().message + "\n";
+    }
+    std::error_code ec;
+    fs::remove(trace, ec);
+    fs::remove(trace.string() + ".events", ec);
 }
 
 // The evidence that explains an outcome: the setup error, the end of the console, or
@@ -111,12 +140,28 @@ std::string guest_cmdline() {
     return "console=ttyS0 console_msg_format=syslog no_timer_check panic=-1 rdinit=/init";
 }
 
-Expected<void> prepare_share(const core::Workload& workload, const fs::path& share) {
+namespace {
+
+// Files written just now are seconds ahead of a guest whose clock started from the
+// RTC's whole seconds: make then warns of clock skew and may rebuild what it built.
+// A fixed instant in the past also makes every sample's tree the same.
+Expected<void> date_back(const fs::path& share) {
+    constexpr auto k_epoch = std::chrono::seconds(1577836800); // 2020-01-01T00:00:00Z
+    auto when = fs::file_time_type::clock::from_sys(std::chrono::system_clock::time_point(k_epoch));
     std::error_code ec;
-    fs::remove_all(share, ec);
-    fs::create_directories(share, ec);
-    if (ec)
-        return fail(ErrorKind::infra, "cannot create " + share.string() + ": " + ec.message());
+    for (auto it = fs::recursive_directory_iterator(share, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (!it->is_symlink())
+            fs::last_write_time(it->path(), when, ec);
+        if (ec)
+            return fail(ErrorKind::infra,
+                        "cannot date " + it->path().string() + ": " + ec.message());
+    }
+    return {};
+}
+
+Expected<void> fill_share(const core::Workload& workload, const fs::path& share) {
+    std::error_code ec;
     switch (workload.kind) {
     case core::WorkloadKind::generate:
         return workload::write_generated_project(share, workload.generate);
@@ -130,6 +175,18 @@ Expected<void> prepare_share(const core::Workload& workload, const fs::path& sha
         return {};
     }
     return {};
+}
+
+} // namespace
+
+Expected<void> prepare_share(const core::Workload& workload, const fs::path& share) {
+    std::error_code ec;
+    fs::remove_all(share, ec);
+    fs::create_directories(share, ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot create " + share.string() + ": " + ec.message());
+    RIG_TRY(fill_share(workload, share));
+    return date_back(share);
 }
 
 core::Sample run_sample(const SampleContext& context) {
@@ -177,7 +234,10 @@ core::Sample run_sample(const SampleContext& context) {
     job.workload_timeout =
         std::chrono::duration_cast<std::chrono::seconds>(scenario.timeouts.workload) +
         std::chrono::seconds(5);
-    job.workload_script = workload_script(scenario.workload);
+    job.workload_script = workload_script(scenario.workload.command);
+    for (const core::WorkloadPhase& step : scenario.workload.phases)
+        job.phase_scripts.emplace_back(step.name, workload_script(step.command));
+    job.mark_phases = scenario.guest.count_9p;
     if (job.fs == core::Fs::fuse) {
         auto daemon = guest::find_fuse_daemon();
         if (!daemon)
@@ -212,6 +272,12 @@ core::Sample run_sample(const SampleContext& context) {
         work.virtiofs_cache = context.cell.cache().empty() ? "auto" : context.cell.cache();
     }
     spec.shares.push_back(work);
+    if (scenario.guest.count_9p) {
+        spec.protocol_trace = context.dir / "9p.trace";
+        fs::path marks = context.dir / "marks";
+        fs::create_directories(marks, ec);
+        spec.shares.push_back({vm::ShareKind::v9p, guest::k_mark_tag, marks, true, "none", ""});
+    }
 
     phase("booting");
     Clock::time_point launched = Clock::now();
@@ -326,6 +392,7 @@ core::Sample run_sample(const SampleContext& context) {
     sample.warning_count = scan.warnings;
     sample.lines = std::move(scan.lines);
     sample.metrics = report.metrics;
+    add_host_metrics(sample, report, spec.protocol_trace, note);
     sample.exit_status = facts.workload_exit;
     sample.guest_seconds = report.workload_seconds();
     sample.total_seconds = seconds_between(launched, finished);

@@ -32,9 +32,9 @@ const std::vector<std::string> k_kernel_keys{"name", "debian", "image",   "modul
                                              "ref",  "config", "patches", "options"};
 const std::vector<std::string> k_sources{"debian", "image", "git"};
 const std::vector<std::string> k_git_only{"ref", "config", "patches", "options"};
-const std::vector<std::string> k_workload_keys{"generate", "tree", "command"};
+const std::vector<std::string> k_workload_keys{"generate", "tree", "command", "phases"};
 const std::vector<std::string> k_generate_keys{"units", "headers", "functions"};
-const std::vector<std::string> k_guest_keys{"memory", "cpus", "accel"};
+const std::vector<std::string> k_guest_keys{"memory", "cpus", "accel", "count_9p"};
 const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
 const std::vector<std::string> k_accels{"auto", "kvm", "tcg"};
 const std::vector<std::string> k_backends{"qemu", "libvirt"};
@@ -416,16 +416,44 @@ Expected<core::GenerateParams> read_generate(const Context& context, const Entry
     return params;
 }
 
+// Names become metric prefixes and guest file names: a short word, each once.
+Expected<std::vector<core::WorkloadPhase>> read_phases(const Context& context, const Entry& entry) {
+    std::vector<core::WorkloadPhase> phases;
+    for (const Entry& phase : RIG_TRY(read_map(context, entry.value, entry.path, nullptr))) {
+        if (!is_word(phase.key, "_-", true) || phase.key.size() > 32)
+            return error_at(context, phase.key_node, phase.path,
+                            "phase names use only letters, digits, '_' and '-' (at most 32), "
+                            "got '" +
+                                phase.key + "'");
+        phases.push_back(
+            {phase.key, RIG_TRY(read_scalar(context, phase.value, phase.path, "a command")).value});
+    }
+    if (phases.empty())
+        return error_at(context, entry.value, entry.path, "give at least one phase");
+    return phases;
+}
+
 Expected<core::Workload> read_workload(const Context& context, const Entry& entry) {
     std::vector<Entry> keys =
         RIG_TRY(read_map(context, entry.value, entry.path, &k_workload_keys, {"generate"}));
     const Entry* generate = find_entry(keys, "generate");
     const Entry* tree = find_entry(keys, "tree");
     const Entry* command = find_entry(keys, "command");
+    const Entry* phases = find_entry(keys, "phases");
     core::Workload workload;
+    if (command && phases) {
+        const Entry* second =
+            command->key_node.Mark().pos < phases->key_node.Mark().pos ? phases : command;
+        return error_at(context, second->key_node, second->path,
+                        "give either 'command' or 'phases', not both");
+    }
     if (command) {
         workload.command =
             RIG_TRY(read_scalar(context, command->value, command->path, "a command")).value;
+    }
+    if (phases) {
+        workload.phases = RIG_TRY(read_phases(context, *phases));
+        command = phases; // what to run is given
     }
     if (generate && tree) {
         const Entry* second =
@@ -447,7 +475,8 @@ Expected<core::Workload> read_workload(const Context& context, const Entry& entr
     } else if (command) {
         workload.kind = core::WorkloadKind::command;
     } else {
-        return error_at(context, entry.value, entry.path, "give 'generate', 'tree' or 'command'");
+        return error_at(context, entry.value, entry.path,
+                        "give 'generate', 'tree', 'command' or 'phases'");
     }
     return workload;
 }
@@ -474,6 +503,13 @@ Expected<core::Guest> read_guest(const Context& context, const Entry& entry) {
         } else if (key.key == "cpus") {
             guest.cpus =
                 static_cast<int>(RIG_TRY(read_integer(context, key.value, key.path, 1, 64)));
+        } else if (key.key == "count_9p") {
+            Located value = RIG_TRY(read_scalar(context, key.value, key.path, "true or false"));
+            auto boolean = core::canonical_boolean(value.value);
+            if (!boolean)
+                return error_at(context, value,
+                                "expected true or false, got '" + value.value + "'");
+            guest.count_9p = *boolean == "true";
         } else {
             Located accel = RIG_TRY(read_scalar(context, key.value, key.path, "an accelerator"));
             if (!contains(k_accels, accel.value))

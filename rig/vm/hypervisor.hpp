@@ -36,6 +36,8 @@ struct GuestSpec {
     std::filesystem::path console_log; // first serial port: the kernel console
     std::filesystem::path channel_log; // second serial port: the agent's records
     std::filesystem::path runtime_dir; // sockets and helper logs
+    // Where QEMU writes its 9p trace log (protocol_trace.hpp); empty: no tracing.
+    std::filesystem::path protocol_trace;
 };
 
 struct CpuTimes {

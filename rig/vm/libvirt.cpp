@@ -3,6 +3,7 @@
 #include "vm/libvirt.hpp"
 
 #include "proc/cpu.hpp"
+#include "vm/qemu.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -443,6 +444,13 @@ public:
             for (const Share& share : spec.shares)
                 if (!share.readonly)
                     RIG_TRY(open_share_to_qemu(share.path, libvirt_uri_is_local(m_uri)));
+        if (!spec.protocol_trace.empty()) {
+            RIG_TRY(write_protocol_trace_events(spec.protocol_trace));
+            // QEMU opens the log as its own user; made here, it is handed over like a share.
+            std::ofstream(spec.protocol_trace, std::ios::trunc);
+            if (m_uri.find("/session") == std::string::npos)
+                RIG_TRY(open_share_to_qemu(spec.protocol_trace, libvirt_uri_is_local(m_uri)));
+        }
         // The kernel cache may sit under a private home; a copy beside the initramfs is
         // reachable wherever the sample's folder is (and on shared storage, by every host).
         std::error_code ec;
@@ -523,7 +531,10 @@ std::string libvirt_domain_xml(const GuestSpec& spec) {
     bool virtiofs = false;
     for (const Share& share : spec.shares)
         virtiofs = virtiofs || share.kind == ShareKind::virtiofs;
-    std::string xml = std::string("<domain type='") + (kvm ? "kvm" : "qemu") + "'>\n";
+    // The qemu namespace is libvirt's supported way to pass QEMU options it does not model:
+    // here the 9p trace log.
+    std::string xml = std::string("<domain type='") + (kvm ? "kvm" : "qemu") +
+                      "' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n";
     xml += "  <name>" + xml_escape(spec.name) + "</name>\n";
     xml += "  <memory unit='MiB'>" + std::to_string(spec.memory_mib) + "</memory>\n";
     xml += "  <vcpu>" + std::to_string(spec.cpus) + "</vcpu>\n";
@@ -552,8 +563,14 @@ std::string libvirt_domain_xml(const GuestSpec& spec) {
     // -nodefaults: no USB, no balloon, no display.
     xml += "    <controller type='usb' model='none'/>\n";
     xml += "    <memballoon model='none'/>\n";
-    xml += "  </devices>\n</domain>\n";
-    return xml;
+    xml += "  </devices>\n";
+    if (!spec.protocol_trace.empty()) {
+        xml += "  <qemu:commandline>\n";
+        for (const std::string& option : protocol_trace_options(spec.protocol_trace))
+            xml += "    <qemu:arg value='" + xml_escape(option) + "'/>\n";
+        xml += "  </qemu:commandline>\n";
+    }
+    return xml + "</domain>\n";
 }
 
 bool libvirt_virtiofsd_serves(const std::vector<std::string>& argv, const fs::path& dir) {

@@ -6,6 +6,7 @@
 #include "proc/cpu.hpp"
 #include "proc/process.hpp"
 #include "util/strings.hpp"
+#include "vm/protocol_trace.hpp"
 
 #include <fstream>
 #include <thread>
@@ -14,15 +15,26 @@ namespace rig::vm {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// QEMU's option parser (-fsdev, -chardev) splits at single commas; a literal one is ",,".
 std::string escape_commas(const std::string& value) {
     std::string out;
     for (char c : value)
         out += c == ',' ? std::string(",,") : std::string(1, c);
     return out;
 }
+
+std::vector<std::string> protocol_trace_options(const fs::path& log) {
+    return {"-trace", "events=" + escape_commas(log.string() + ".events"), "-D", log.string()};
+}
+
+Expected<void> write_protocol_trace_events(const fs::path& log) {
+    std::ofstream out(log.string() + ".events", std::ios::trunc);
+    out << protocol_trace_events();
+    if (!out)
+        return fail(ErrorKind::infra, "cannot write " + log.string() + ".events");
+    return {};
+}
+
+namespace {
 
 // The C virtiofsd parses -o with libfuse's option parser, where "\," is a literal comma.
 std::string escape_fuse_option(const std::string& value) {
@@ -76,6 +88,9 @@ std::vector<std::string> qemu_argv(const GuestSpec& spec,
                  "-device", "vhost-user-fs-pci,chardev=" + id + ",tag=" + share.tag});
         }
     }
+    if (!spec.protocol_trace.empty())
+        for (std::string& option : protocol_trace_options(spec.protocol_trace))
+            argv.push_back(std::move(option));
     return argv;
 }
 
@@ -163,6 +178,8 @@ public:
             RIG_TRY(wait_for_socket(*helpers.back(), socket, options.stdout_file));
             sockets.push_back(socket);
         }
+        if (!spec.protocol_trace.empty())
+            RIG_TRY(write_protocol_trace_events(spec.protocol_trace));
         auto argv = qemu_argv(spec, sockets);
         write_argv(spec.runtime_dir / "qemu.argv", argv);
         proc::SpawnOptions options;

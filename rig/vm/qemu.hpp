@@ -19,6 +19,15 @@ std::vector<std::string> qemu_argv(const GuestSpec& spec,
 std::vector<std::string> virtiofsd_argv(const std::filesystem::path& daemon, const Share& share,
                                         const std::filesystem::path& socket);
 
+// QEMU's option parser (-fsdev, -chardev, -trace) splits at single commas; a literal one
+// is ",,".
+std::string escape_commas(const std::string& value);
+
+// The options that make QEMU write the 9p trace log `log`, with its events file beside it
+// (`log` + ".events", written by write_protocol_trace_events).
+std::vector<std::string> protocol_trace_options(const std::filesystem::path& log);
+Expected<void> write_protocol_trace_events(const std::filesystem::path& log);
+
 std::unique_ptr<Hypervisor> make_qemu_hypervisor();
 
 } // namespace rig::vm

@@ -79,8 +79,11 @@ std::string makefile(const core::GenerateParams& params) {
            objects +
            " main.o\n\n"
            "prog: $(OBJECTS)\n\t$(CC) -o $@ $(OBJECTS)\n\n"
-           "%.o: %.c\n\t$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<\n\n"
-           "clean:\n\trm -f prog $(OBJECTS)\n\n.PHONY: clean\n";
+           // Header dependencies, so that a rebuild after touching a header recompiles
+           // exactly its includers and a no-op rebuild only stats.
+           "%.o: %.c\n\t$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<\n\n"
+           "-include $(OBJECTS:.o=.d)\n\n"
+           "clean:\n\trm -f prog $(OBJECTS) $(OBJECTS:.o=.d)\n\n.PHONY: clean\n";
 }
 
 } // namespace

@@ -84,6 +84,11 @@ TEST(Libvirt, SameCellsGiveTheSameRecordsOnBothBackends) {
     EXPECT_NE(expected[0].find("warning|workload|parity.c:"), std::string::npos) << expected[0];
     EXPECT_NE(expected[0].find("warning: parity check"), std::string::npos) << expected[0];
     EXPECT_NE(expected[1].find("files_built|count"), std::string::npos) << expected[1];
+    // 9p requests counted under libvirt too (QEMU's trace through <qemu:commandline>).
+    EXPECT_NE(expected[0].find("9p.work.getattr|requests"), std::string::npos) << expected[0];
+    EXPECT_EQ(one(libvirt.db, "SELECT count(*) FROM metrics WHERE name = 'build/9p.work.requests' "
+                              "AND value > 0"),
+              "1");
     // The same table shape on both: header and one row per cell.
     auto table = [](const std::string& out) { return out.substr(out.find("\ncase")); };
     EXPECT_EQ(table(through.out).substr(0, table(through.out).find('\n', 1)),

@@ -817,3 +817,39 @@ TEST(Modules, FuseCellsLoadFuse) {
     EXPECT_NE(std::find(modules.begin(), modules.end(), "9p"), modules.end());
     EXPECT_EQ(module_list_path(rig::core::Fs::fuse), "/etc/rig/modules-fuse");
 }
+
+TEST(Job, PhasesAndMarks) {
+    Job job = sample_job();
+    job.mark_phases = true;
+    job.phase_scripts = {{"build", "make -j2"}, {"no-op_2", "make -j2"}};
+    auto text = job_file(job);
+    ASSERT_TRUE(text) << text.error().message;
+    EXPECT_NE(text->find("\nMARK_TAG=rigmark\n"), std::string::npos) << *text;
+    EXPECT_NE(text->find("\nPHASES=build no-op_2\n"), std::string::npos) << *text;
+    auto archive = job_archive(job);
+    ASSERT_TRUE(archive);
+    EXPECT_EQ(run_cpio(*archive, {"-i", "--to-stdout", "etc/rig/phase-no-op_2.sh"}), "make -j2\n");
+
+    // A name is a file name in the guest and a word in the agent's loop.
+    for (std::string bad : {"a b", "../x", "", "a;b"}) {
+        job.phase_scripts = {{bad, "true"}};
+        EXPECT_FALSE(job_file(job)) << bad;
+        EXPECT_FALSE(job_archive(job)) << bad;
+    }
+}
+
+TEST(Report, Phases) {
+    AgentReport report;
+    report.apply(record("phase", {"build", "1000000000", "3500000000", "0"}));
+    report.apply(record("phase", {"noop", "4000000000", "4250000000", "2"}));
+    ASSERT_EQ(report.phases.size(), 2u);
+    EXPECT_EQ(report.phases[0].name, "build");
+    EXPECT_DOUBLE_EQ(report.phases[0].seconds(), 2.5);
+    EXPECT_EQ(report.phases[1].exit_status, 2);
+    // A name that could not have come from the host, or fields that do not parse.
+    report.apply(record("phase", {"a/b", "1", "2", "0"}));
+    report.apply(record("phase", {"x", "1", "two", "0"}));
+    report.apply(record("phase", {"x", "1", "2"}));
+    EXPECT_EQ(report.malformed, 3u);
+    EXPECT_EQ(report.phases.size(), 2u);
+}

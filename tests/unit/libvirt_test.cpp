@@ -51,7 +51,7 @@ size_t count(const std::string& text, const std::string& part) {
 
 TEST(LibvirtXml, DirectKernelBootUnderTcg) {
     std::string xml = libvirt_domain_xml(base_spec());
-    EXPECT_EQ(xml.rfind("<domain type='qemu'>", 0), 0u) << xml;
+    EXPECT_EQ(xml.rfind("<domain type='qemu' ", 0), 0u) << xml;
     EXPECT_TRUE(contains(xml, "<name>rig-abc123-0</name>"));
     EXPECT_TRUE(contains(xml, "<memory unit='MiB'>1024</memory>"));
     EXPECT_TRUE(contains(xml, "<vcpu>2</vcpu>"));
@@ -74,7 +74,7 @@ TEST(LibvirtXml, KvmWhenTheSpecAsksForIt) {
     GuestSpec spec = base_spec();
     spec.accel = "kvm";
     std::string xml = libvirt_domain_xml(spec);
-    EXPECT_EQ(xml.rfind("<domain type='kvm'>", 0), 0u);
+    EXPECT_EQ(xml.rfind("<domain type='kvm' ", 0), 0u);
     EXPECT_TRUE(contains(xml, "<cpu mode='host-passthrough'/>"));
 }
 
@@ -173,4 +173,19 @@ TEST(LibvirtVirtiofsd, FoundByTheFolderItServes) {
     EXPECT_TRUE(
         libvirt_virtiofsd_serves({daemon, "-o", "source=/out/a,,b,cache=always"}, "/out/a,b"));
     EXPECT_FALSE(libvirt_virtiofsd_serves({daemon, "-o", "source=/out/a,b"}, "/out/a,b"));
+}
+
+TEST(LibvirtXml, ProtocolTraceThroughTheQemuNamespace) {
+    GuestSpec spec = base_spec();
+    EXPECT_FALSE(contains(libvirt_domain_xml(spec), "<qemu:commandline>"));
+    spec.protocol_trace = "/out/run/9p.trace";
+    std::string xml = libvirt_domain_xml(spec);
+    EXPECT_TRUE(contains(xml, "xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'"));
+    EXPECT_TRUE(contains(xml, "  <qemu:commandline>\n"
+                              "    <qemu:arg value='-trace'/>\n"
+                              "    <qemu:arg value='events=/out/run/9p.trace.events'/>\n"
+                              "    <qemu:arg value='-D'/>\n"
+                              "    <qemu:arg value='/out/run/9p.trace'/>\n"
+                              "  </qemu:commandline>\n</domain>\n"))
+        << xml;
 }

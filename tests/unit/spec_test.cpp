@@ -364,5 +364,41 @@ TEST(spec, nine_p_cell_ids_unchanged_by_fuse_axes) {
     EXPECT_EQ(ids_of(*plain), ids_of(*with_knobs));
 }
 
+TEST(spec, phases_in_file_order_on_generated_and_tree_workloads) {
+    core::Scenario scenario =
+        parse_ok(k_head + "workload:\n  generate: {units: 3}\n  phases:\n    build: make -j2\n"
+                          "    noop: make -j2\n    touch: touch units/unit_0.c && make\n");
+    ASSERT_EQ(scenario.workload.phases.size(), 3u);
+    EXPECT_EQ(scenario.workload.phases[0].name, "build");
+    EXPECT_EQ(scenario.workload.phases[2].name, "touch");
+    EXPECT_EQ(scenario.workload.phases[2].command, "touch units/unit_0.c && make");
+    scenario = parse_ok(k_head + "workload:\n  tree: /src\n  phases: {a: make, b: make}\n");
+    EXPECT_EQ(scenario.workload.kind, core::WorkloadKind::tree);
+    EXPECT_EQ(scenario.workload.phases.size(), 2u);
+}
+
+TEST(spec, phases_enter_the_cell_id_and_a_plain_command_keeps_its_id) {
+    auto plain = parse_scenario(k_head + "workload: {generate: {}, command: make}\n", "a.yaml");
+    auto phased =
+        parse_scenario(k_head + "workload: {generate: {}, phases: {build: make}}\n", "b.yaml");
+    auto reordered = parse_scenario(
+        k_head + "workload: {generate: {}, phases: {noop: make, build: make}}\n", "c.yaml");
+    auto ordered = parse_scenario(
+        k_head + "workload: {generate: {}, phases: {build: make, noop: make}}\n", "d.yaml");
+    ASSERT_TRUE(plain && phased && reordered && ordered);
+    EXPECT_EQ(plain->workload.canonical(), "generate:units=40,headers=3,functions=20;command=make");
+    EXPECT_NE(ids_of(*plain), ids_of(*phased));
+    EXPECT_NE(ids_of(*reordered), ids_of(*ordered)) << "phase order is part of the workload";
+}
+
+TEST(spec, count_9p_is_not_part_of_the_cell) {
+    auto counted = parse_scenario(k_head + "guest: {count_9p: true}\n", "a.yaml");
+    auto uncounted = parse_scenario(k_head + "guest: {count_9p: false}\n", "b.yaml");
+    ASSERT_TRUE(counted && uncounted);
+    EXPECT_TRUE(counted->guest.count_9p);
+    EXPECT_FALSE(uncounted->guest.count_9p);
+    EXPECT_EQ(ids_of(*counted), ids_of(*uncounted));
+}
+
 } // namespace
 } // namespace rig::spec

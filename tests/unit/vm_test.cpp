@@ -182,3 +182,13 @@ TEST(HostFacts, CpuHasVirtualization) {
     EXPECT_FALSE(host::cpu_has_virtualization("model name\t: vmx svm\nflags\t\t: fpu sse\n"));
     EXPECT_FALSE(host::cpu_has_virtualization(""));
 }
+
+TEST(QemuArgv, ProtocolTraceOnlyWhenAsked) {
+    GuestSpec spec = base_spec();
+    EXPECT_TRUE(values_of(qemu_argv(spec, {}), "-trace").empty());
+    spec.protocol_trace = "/out/run/9p.trace";
+    auto argv = qemu_argv(spec, {});
+    EXPECT_EQ(values_of(argv, "-trace"),
+              std::vector<std::string>{"events=/out/run/9p.trace.events"});
+    EXPECT_EQ(values_of(argv, "-D"), std::vector<std::string>{"/out/run/9p.trace"});
+}
