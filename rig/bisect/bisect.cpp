@@ -250,13 +250,20 @@ std::vector<core::Sample> samples_of(const Context& context, const store::Bisect
 
 // How a step decides when it has enough samples.
 struct Policy {
-    enum class Kind { fixed, functional, duration } kind = Kind::fixed;
-    int samples = 0;               // fixed: exactly this many; functional: clean ones needed
-    int budget = 0;                // duration: at most this many
+    enum class Kind { fixed, functional, duration, metric } kind = Kind::fixed;
+    int samples = 0; // fixed: exactly this many; functional: clean ones needed; duration,
+                     // metric: the first verdict's
+    int budget = 0;  // duration, metric: at most this many
     std::set<std::string> targets; // errors criterion
     const Calibration* calibration = nullptr;
-    Verdict calibrates = Verdict::unsure; // fixed, duration: the endpoint being calibrated
+    Verdict calibrates = Verdict::unsure; // fixed: the endpoint being calibrated
+    const MetricPlan* metric_plan = nullptr;
 };
+
+// Duration and metric criteria compare a number per sample against the endpoints'.
+bool compares_values(const Criterion& criterion) {
+    return criterion.kind == CriterionKind::duration || criterion.kind == CriterionKind::metric;
+}
 
 struct Measured {
     store::BisectStep step;
@@ -286,15 +293,15 @@ std::string timing_summary(const std::vector<double>& values) {
 Decision decide(const Context& context, const Policy& policy,
                 const std::vector<core::Sample>& samples) {
     std::vector<SampleClass> classes;
-    std::vector<double> timings;
+    std::vector<double> values; // duration, metric
     int unusable = 0;
     for (const auto& sample : samples) {
         SampleClass value = classify_sample(context.criterion, sample, policy.targets);
         if (value == SampleClass::infra || value == SampleClass::aborted)
             continue;
         classes.push_back(value);
-        if (value == SampleClass::clean && context.criterion.kind == CriterionKind::duration)
-            timings.push_back(sample.guest_seconds);
+        if (value == SampleClass::clean && compares_values(context.criterion))
+            values.push_back(*measured_value(context.criterion, sample));
         unusable += value == SampleClass::unusable;
     }
     switch (policy.kind) {
@@ -305,10 +312,13 @@ Decision decide(const Context& context, const Policy& policy,
             static_cast<int>(std::count(classes.begin(), classes.end(), SampleClass::reproduces));
         std::string counts =
             std::to_string(reproduced) + " of " + std::to_string(classes.size()) + " reproduce";
-        if (context.criterion.kind == CriterionKind::duration)
+        if (compares_values(context.criterion)) {
+            bool duration = context.criterion.kind == CriterionKind::duration;
             return {unusable * 2 > static_cast<int>(classes.size()) ? Verdict::skip
                                                                     : policy.calibrates,
-                    std::to_string(timings.size()) + " timings, " + timing_summary(timings)};
+                    duration ? std::to_string(values.size()) + " timings, " + timing_summary(values)
+                             : "values " + to_text(spread_of(values))};
+        }
         if (reproduced > 0)
             return {Verdict::bad, counts};
         if (unusable > 0)
@@ -318,8 +328,10 @@ Decision decide(const Context& context, const Policy& policy,
     case Policy::Kind::functional:
         return decide_functional(classes, policy.samples);
     case Policy::Kind::duration:
-        return decide_duration(*policy.calibration, timings, unusable, policy.samples,
+        return decide_duration(*policy.calibration, values, unusable, policy.samples,
                                policy.budget);
+    case Policy::Kind::metric:
+        return decide_metric(*policy.metric_plan, values, unusable, policy.samples, policy.budget);
     }
     return {std::nullopt, ""};
 }
@@ -338,9 +350,10 @@ std::string evidence_of(const Context& context, const Policy& policy,
         if (value == SampleClass::unusable && !chosen)
             chosen = &sample;
     }
-    // A duration step's reason already has its timings; a failed sample still needs telling.
+    // A duration or metric step's reason already has its values; a failed sample still
+    // needs telling.
     if (chosen &&
-        (context.criterion.kind != CriterionKind::duration ||
+        (!compares_values(context.criterion) ||
          classify_sample(context.criterion, *chosen, policy.targets) == SampleClass::unusable))
         out += "; " + sample_evidence(context.criterion, *chosen, policy.targets);
     return out;
@@ -511,11 +524,42 @@ std::optional<Expected<Status>> unfinished(Context& context, const Measured& mea
     return std::nullopt;
 }
 
-std::vector<double> timings(const Context& context, const std::vector<core::Sample>& samples) {
+// The values of a duration or metric step's usable samples.
+std::vector<double> values_of(const Context& context, const std::vector<core::Sample>& samples) {
     std::vector<double> out;
     for (const auto& sample : samples)
         if (classify_sample(context.criterion, sample, {}) == SampleClass::clean)
-            out.push_back(sample.guest_seconds);
+            out.push_back(*measured_value(context.criterion, sample));
+    return out;
+}
+
+// What a metric criterion's verdicts rest on: the endpoints' spread, the rule it chose and
+// the samples each step took. The plan is made again from the stored endpoint samples,
+// as run_bisect made it.
+std::string metric_confidence(const Context& context) {
+    const auto* bad_step = find_step(context, k_bad_endpoint);
+    const auto* good_step = find_step(context, k_good_endpoint);
+    if (!bad_step || !good_step)
+        return "";
+    MetricPlan plan =
+        plan_metric(context.criterion, {values_of(context, samples_of(context, *good_step)),
+                                        values_of(context, samples_of(context, *bad_step))});
+    std::string out = describe_plan(context.criterion, plan) + "; " +
+                      std::to_string(bad_step->samples.size()) + " samples at BAD, " +
+                      std::to_string(good_step->samples.size()) + " at GOOD";
+    std::vector<size_t> per_commit;
+    for (const auto& step : context.steps)
+        if (step.role == k_step && !step.samples.empty())
+            per_commit.push_back(step.samples.size());
+    if (!per_commit.empty()) {
+        auto [least, most] = std::minmax_element(per_commit.begin(), per_commit.end());
+        out += ", " + std::to_string(*least) +
+               (*least == *most ? "" : "-" + std::to_string(*most)) + " per commit (" +
+               std::to_string(per_commit.size()) + " commits)";
+    }
+    if (const auto* culprit = find_step(context, k_verify_culprit))
+        out +=
+            ", " + std::to_string(culprit->samples.size()) + " each for the culprit and its parent";
     return out;
 }
 
@@ -530,8 +574,10 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
     if (options.max_samples < 2)
         return fail(ErrorKind::usage, "--max-samples must be at least 2");
     Criterion criterion = RIG_TRY(parse_criterion(options.criterion));
-    if (criterion.kind == CriterionKind::duration && options.samples < 2)
-        return fail(ErrorKind::usage, "the duration criterion needs --samples 2 or more");
+    if (compares_values(criterion) && options.samples < 2)
+        return fail(ErrorKind::usage, "criterion " + criterion.text() +
+                                          " needs --samples 2 or more: the endpoints' spread "
+                                          "is measured");
     auto scenario = RIG_TRY(spec::load_scenario(options.scenario));
     auto cells = RIG_TRY(core::expand(scenario));
     const core::Cell& cell = cells[RIG_TRY(select_cell(cells, options.cell))];
@@ -611,7 +657,7 @@ Expected<Status> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hyp
 
     // 1. The endpoints, bad first: its failures define what "reproduces" means.
     const int n = context.options.samples;
-    Policy calibrate{Policy::Kind::fixed, n, 0, {}, nullptr, Verdict::bad};
+    Policy calibrate{Policy::Kind::fixed, n, 0, {}, nullptr, Verdict::bad, nullptr};
     auto bad_end = RIG_TRY(
         measure_once(context, k_bad_endpoint, bad, calibrate, hypervisor, interrupted, out));
     if (auto stop = unfinished(context, bad_end, out))
@@ -623,9 +669,10 @@ Expected<Status> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hyp
                       out);
     Policy policy;
     Calibration calibration;
+    MetricPlan metric_plan;
     SamplePlan plan;
-    if (context.criterion.kind == CriterionKind::duration) {
-        calibration.bad = timings(context, bad_end.samples);
+    if (compares_values(context.criterion)) {
+        calibration.bad = values_of(context, bad_end.samples);
         Policy calibrate_good = calibrate;
         calibrate_good.calibrates = Verdict::good;
         auto good_end = RIG_TRY(measure_once(context, k_good_endpoint, good, calibrate_good,
@@ -637,12 +684,24 @@ Expected<Status> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hyp
                           "GOOD " + short_sha(good) + " does not build (" + good_end.step.evidence +
                               ")",
                           out);
-        calibration.good = timings(context, good_end.samples);
-        if (auto problem = check_duration_endpoints(calibration, context.criterion.threshold))
-            return finish(context, Status::not_reproducible, "", *problem, out);
-        policy = {
-            Policy::Kind::duration, n, std::max(context.options.max_samples, n), {}, &calibration,
-            Verdict::unsure};
+        calibration.good = values_of(context, good_end.samples);
+        if (context.criterion.kind == CriterionKind::duration) {
+            if (auto problem = check_duration_endpoints(calibration, context.criterion.threshold))
+                return finish(context, Status::not_reproducible, "", *problem, out);
+            policy.kind = Policy::Kind::duration;
+            policy.samples = n;
+            policy.calibration = &calibration;
+        } else {
+            // Recomputed from the stored endpoint samples on every resume: the same rule.
+            metric_plan = plan_metric(context.criterion, calibration);
+            if (metric_plan.problem)
+                return finish(context, Status::not_reproducible, "", *metric_plan.problem, out);
+            out << "bisect " << id << ": " << describe_plan(context.criterion, metric_plan) << "\n";
+            policy.kind = Policy::Kind::metric;
+            policy.samples = metric_plan.rule == MetricRule::midpoint ? 1 : n;
+            policy.metric_plan = &metric_plan;
+        }
+        policy.budget = std::max(context.options.max_samples, n);
     } else {
         policy.targets = regression_signatures(bad_end.samples);
         int reproduced = 0, usable = 0;
@@ -712,7 +771,7 @@ Expected<Status> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hyp
         parent_policy.samples = std::max(n, policy.samples);
     else
         parent_policy.budget = parent_policy.samples = std::max(n, 2);
-    Policy culprit_policy = policy.kind == Policy::Kind::duration ? parent_policy : fixed_policy;
+    Policy culprit_policy = policy.kind == Policy::Kind::functional ? fixed_policy : parent_policy;
     auto verified = RIG_TRY(measure_once(context, k_verify_culprit, culprit, culprit_policy,
                                          hypervisor, interrupted, out));
     if (auto stop = unfinished(context, verified, out))
@@ -862,6 +921,8 @@ Expected<std::string> render_report(int64_t id, store::Database& db, const Setti
             " samples each); commits that matched neither within " +
             std::to_string(std::max(context.options.max_samples, context.options.samples)) +
             " samples were skipped, not guessed";
+    } else if (context.criterion.kind == CriterionKind::metric) {
+        confidence = metric_confidence(context);
     } else if (const auto* bad_step = find_step(context, k_bad_endpoint)) {
         auto samples = samples_of(context, *bad_step);
         auto targets = regression_signatures(samples);

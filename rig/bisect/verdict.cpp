@@ -7,8 +7,10 @@
 #include "util/strings.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <regex>
 
@@ -25,9 +27,63 @@ std::string Criterion::text() const {
         std::snprintf(buffer, sizeof buffer, "duration:+%g%%", threshold * 100);
         return buffer;
     }
+    case CriterionKind::metric: {
+        if (!change)
+            return "metric:" + metric;
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, ":%+g%%", *change * 100);
+        return "metric:" + metric + buffer;
+    }
     }
     return "?";
 }
+
+namespace {
+
+// "+N%" or "-N%" as a signed fraction; nullopt when the text is not one.
+std::optional<double> parse_change(const std::string& text) {
+    if (text.size() < 3 || (text.front() != '+' && text.front() != '-') || text.back() != '%')
+        return std::nullopt;
+    std::string digits = text.substr(1, text.size() - 2);
+    char* end = nullptr;
+    double percent = std::strtod(digits.c_str(), &end);
+    if (digits.empty() || !std::isdigit(static_cast<unsigned char>(digits.front())) ||
+        *end != '\0' || !(percent > 0) || percent > 1000)
+        return std::nullopt;
+    // Nothing a count can do is more than 100% lower.
+    if (text.front() == '-' && percent >= 100)
+        return std::nullopt;
+    return (text.front() == '-' ? -percent : percent) / 100;
+}
+
+Expected<Criterion> parse_metric(std::string_view text) {
+    Criterion criterion;
+    criterion.kind = CriterionKind::metric;
+    std::string rest(text.substr(7));
+    std::string change;
+    if (auto colon = rest.rfind(':'); colon != std::string::npos) {
+        change = rest.substr(colon + 1);
+        rest.erase(colon);
+    }
+    criterion.metric = rest;
+    bool spaced = std::any_of(rest.begin(), rest.end(),
+                              [](unsigned char c) { return std::isspace(c) || c == ':'; });
+    if (rest.empty() || spaced)
+        return fail(ErrorKind::usage,
+                    "criterion " + std::string(text) +
+                        ": expected metric:NAME[:+N%|:-N%] with a metric name such as "
+                        "9p.work.getattr or noop/9p.work.getattr");
+    if (change.empty() && text.back() != ':')
+        return criterion;
+    criterion.change = parse_change(change);
+    if (!criterion.change)
+        return fail(ErrorKind::usage, "criterion " + std::string(text) +
+                                          ": the change must be a signed percentage, +N% "
+                                          "(bad is higher) or -N% (bad is lower, under 100%)");
+    return criterion;
+}
+
+} // namespace
 
 Expected<Criterion> parse_criterion(std::string_view text) {
     Criterion criterion;
@@ -65,8 +121,11 @@ Expected<Criterion> parse_criterion(std::string_view text) {
         criterion.threshold = percent / 100;
         return criterion;
     }
-    return fail(ErrorKind::usage, "unknown criterion '" + std::string(text) +
-                                      "': use errors, signature:REGEX or duration[:+N%]");
+    if (text.rfind("metric:", 0) == 0)
+        return parse_metric(text);
+    return fail(ErrorKind::usage,
+                "unknown criterion '" + std::string(text) +
+                    "': use errors, signature:REGEX, duration[:+N%] or metric:NAME[:+N%|:-N%]");
 }
 
 std::string_view to_string(SampleClass value) {
@@ -86,6 +145,13 @@ std::string_view to_string(SampleClass value) {
 }
 
 namespace {
+
+// A metric's value as evidence and reasons print it: counts in full, without a ".000".
+std::string number(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.10g", value);
+    return buffer;
+}
 
 bool failed(const core::Sample& sample) {
     return sample.outcome == core::Outcome::errors ||
@@ -183,11 +249,25 @@ SampleClass classify_sample(const Criterion& criterion, const core::Sample& samp
             return SampleClass::reproduces;
         return SampleClass::clean; // a stray error of another signature
     case CriterionKind::duration:
-        return sample.outcome == core::Outcome::ok && sample.guest_seconds > 0
+    case CriterionKind::metric:
+        return sample.outcome == core::Outcome::ok && measured_value(criterion, sample)
                    ? SampleClass::clean
                    : SampleClass::unusable;
     }
     return SampleClass::unusable;
+}
+
+std::optional<double> measured_value(const Criterion& criterion, const core::Sample& sample) {
+    switch (criterion.kind) {
+    case CriterionKind::duration:
+        if (sample.guest_seconds > 0)
+            return sample.guest_seconds;
+        return std::nullopt;
+    case CriterionKind::metric:
+        return core::metric_value(sample, criterion.metric);
+    default:
+        return std::nullopt;
+    }
 }
 
 std::string sample_evidence(const Criterion& criterion, const core::Sample& sample,
@@ -197,6 +277,11 @@ std::string sample_evidence(const Criterion& criterion, const core::Sample& samp
         char buffer[32];
         std::snprintf(buffer, sizeof buffer, "%.2f s", sample.guest_seconds);
         return buffer;
+    }
+    if (criterion.kind == CriterionKind::metric && sample.outcome == core::Outcome::ok) {
+        auto value = measured_value(criterion, sample);
+        return value ? criterion.metric + " " + number(*value)
+                     : "ok, but the sample has no metric " + criterion.metric;
     }
     if (const auto* line = matching_line(criterion, sample, targets))
         return outcome + ": " + line->line;
@@ -291,40 +376,57 @@ std::string p_text(double p) {
     return buffer;
 }
 
-} // namespace
+// How a compared value prints: duration's timings, or a metric's values.
+struct Units {
+    const char* noun; // plural
+    std::string (*format)(double);
+};
+constexpr Units k_timings{"timings", seconds};
+constexpr Units k_values{"values", number};
 
-Decision decide_duration(const Calibration& calibration, const std::vector<double>& timings,
-                         int unusable, int initial, int budget, double alpha) {
+// decide_duration's rule for either direction: GOOD below BAD (a slowdown, a count that
+// grew) or above it (a count that fell).
+Decision decide_between(const Calibration& calibration, const std::vector<double>& values,
+                        int unusable, int initial, int budget, double alpha, Units units) {
     if (unusable > 0)
         return {Verdict::skip, std::to_string(unusable) + " sample(s) failed or hung"};
-    if (static_cast<int>(timings.size()) < std::max(2, initial))
-        return {std::nullopt, std::to_string(timings.size()) + " timings so far"};
-    double m = median(timings);
-    double p_good = difference_p(timings, calibration.good);
-    double p_bad = difference_p(timings, calibration.bad);
+    if (static_cast<int>(values.size()) < std::max(2, initial))
+        return {std::nullopt, std::to_string(values.size()) + " " + units.noun + " so far"};
+    double m = median(values);
+    double p_good = difference_p(values, calibration.good);
+    double p_bad = difference_p(values, calibration.bad);
     double good_median = median(calibration.good);
     double bad_median = median(calibration.bad);
+    double sign = bad_median < good_median ? -1 : 1;
     // Where the commit sits between the endpoints (0 = good, 1 = bad). A verdict needs
     // both: the commit within the third next to one endpoint, and the tests agreeing,
     // i.e. it differs from the far endpoint or not from the near one. The position keeps
     // a drifting host (tight timings differing from both) from blocking a verdict; the
     // third keeps a wide, noisy endpoint (differing from neither) from lending one to a
     // commit half-way between, which would name a wrong culprit.
-    double position = bad_median > good_median ? (m - good_median) / (bad_median - good_median) : 0;
-    bool slower_than_good = p_good < alpha && m > good_median;
-    bool faster_than_bad = p_bad < alpha && m < bad_median;
-    std::string why = "median " + seconds(m) + " of " + std::to_string(timings.size()) + ", " +
+    double position =
+        bad_median != good_median ? (m - good_median) / (bad_median - good_median) : 0;
+    bool beyond_good = p_good < alpha && (m - good_median) * sign > 0;
+    bool short_of_bad = p_bad < alpha && (bad_median - m) * sign > 0;
+    std::string why = "median " + units.format(m) + " of " + std::to_string(values.size()) + ", " +
                       std::to_string(static_cast<int>(std::lround(position * 100))) +
                       "% of the way to bad; vs good p=" + p_text(p_good) +
                       ", vs bad p=" + p_text(p_bad);
     // Thirds: under TCG and load a harmless commit was seen 24% of the way to bad.
-    if (position >= 2.0 / 3 && (slower_than_good || !faster_than_bad))
+    if (position >= 2.0 / 3 && (beyond_good || !short_of_bad))
         return {Verdict::bad, why};
-    if (position <= 1.0 / 3 && (faster_than_bad || !slower_than_good))
+    if (position <= 1.0 / 3 && (short_of_bad || !beyond_good))
         return {Verdict::good, why};
-    if (static_cast<int>(timings.size()) < budget)
+    if (static_cast<int>(values.size()) < budget)
         return {std::nullopt, why};
     return {Verdict::unsure, why + ": neither endpoint within the sample budget"};
+}
+
+} // namespace
+
+Decision decide_duration(const Calibration& calibration, const std::vector<double>& timings,
+                         int unusable, int initial, int budget, double alpha) {
+    return decide_between(calibration, timings, unusable, initial, budget, alpha, k_timings);
 }
 
 std::optional<std::string> check_duration_endpoints(const Calibration& calibration,
@@ -345,6 +447,137 @@ std::optional<std::string> check_duration_endpoints(const Calibration& calibrati
         return "not reproducible at BAD: " + numbers + " is not significant at alpha " +
                p_text(alpha);
     return std::nullopt;
+}
+
+Spread spread_of(const std::vector<double>& values) {
+    core::Summary summary = core::summarize(values);
+    Spread spread{summary.n, summary.median, summary.min, summary.max, 0};
+    if (summary.mean != 0)
+        spread.cv = summary.stddev / std::abs(summary.mean);
+    return spread;
+}
+
+namespace {
+
+std::string percent(double fraction) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3g%%", fraction * 100);
+    return buffer;
+}
+
+double half_range(const Spread& spread) {
+    return (spread.max - spread.min) / 2;
+}
+
+} // namespace
+
+std::string to_text(const Spread& spread) {
+    if (spread.n == 0)
+        return "none usable";
+    return "median " + number(spread.median) + " (" + number(spread.min) + "-" +
+           number(spread.max) + ", CV " + percent(spread.cv) + ", n=" + std::to_string(spread.n) +
+           ")";
+}
+
+MetricPlan plan_metric(const Criterion& criterion, Calibration calibration, double alpha) {
+    MetricPlan plan;
+    plan.good = spread_of(calibration.good);
+    plan.bad = spread_of(calibration.bad);
+    plan.calibration = std::move(calibration);
+    plan.midpoint = (plan.good.median + plan.bad.median) / 2;
+    const std::string& name = criterion.metric;
+    if (plan.good.n < 2 || plan.bad.n < 2) {
+        plan.problem = "not reproducible at BAD: fewer than two samples with " + name +
+                       " at an endpoint (" + std::to_string(plan.bad.n) + " at BAD, " +
+                       std::to_string(plan.good.n) + " at GOOD)";
+        return plan;
+    }
+    double gap = plan.bad.median - plan.good.median;
+    double p = difference_p(plan.calibration.bad, plan.calibration.good);
+    std::string numbers = name + " median " + number(plan.bad.median) + " at BAD vs " +
+                          number(plan.good.median) + " at GOOD (n=" + std::to_string(plan.bad.n) +
+                          "/" + std::to_string(plan.good.n) + ", p=" + p_text(p) + ")";
+    // Two endpoints alone cannot tell a good BAD from a bad GOOD: the message names both.
+    const std::string either = "not reproducible at BAD, or already bad at GOOD: ";
+    if (gap == 0) {
+        plan.problem = either + numbers + " does not differ";
+        return plan;
+    }
+    if (criterion.change) {
+        double change = *criterion.change;
+        double wanted = plan.good.median * (1 + change);
+        bool enough = change > 0 ? gap > 0 && plan.bad.median >= wanted
+                                 : gap < 0 && plan.bad.median <= wanted;
+        if (!enough) {
+            plan.problem = either + numbers + " is not " + percent(std::abs(change)) +
+                           (change > 0 ? " higher" : " lower");
+            return plan;
+        }
+    }
+    bool separated = gap > 0 ? plan.bad.min > plan.good.max : plan.bad.max < plan.good.min;
+    if (!separated && p >= alpha) {
+        plan.problem = "not reproducible at BAD: " + numbers +
+                       " overlaps and is not significant at alpha " + p_text(alpha);
+        return plan;
+    }
+    double spread = std::max(half_range(plan.good), half_range(plan.bad));
+    plan.rule = separated && std::abs(gap) >= k_tiny_spread_factor * spread
+                    ? MetricRule::midpoint
+                    : MetricRule::statistical;
+    return plan;
+}
+
+std::string describe_plan(const Criterion& criterion, const MetricPlan& plan) {
+    std::string out =
+        criterion.metric + ": GOOD " + to_text(plan.good) + ", BAD " + to_text(plan.bad);
+    if (plan.problem)
+        return out;
+    double gap = std::abs(plan.bad.median - plan.good.median);
+    double spread = std::max(half_range(plan.good), half_range(plan.bad));
+    std::string factor = number(k_tiny_spread_factor);
+    if (plan.rule == MetricRule::midpoint)
+        return out + "; the gap " + number(gap) + " is at least " + factor +
+               "x the larger half-range " + number(spread) +
+               ", so one sample per commit decides, by its side of the midpoint " +
+               number(plan.midpoint);
+    bool separated = plan.bad.median > plan.good.median ? plan.bad.min > plan.good.max
+                                                        : plan.bad.max < plan.good.min;
+    return out +
+           (separated ? "; the gap " + number(gap) + " is under " + factor +
+                            "x the larger half-range " + number(spread)
+                      : std::string("; the endpoints' ranges overlap")) +
+           ", so each commit is tested against both endpoints (Welch's t-test, Mann-Whitney "
+           "from 8 samples a side), as under duration";
+}
+
+Decision decide_metric(const MetricPlan& plan, const std::vector<double>& values, int unusable,
+                       int initial, int budget, double alpha) {
+    if (plan.rule == MetricRule::statistical)
+        return decide_between(plan.calibration, values, unusable, initial, budget, alpha, k_values);
+    if (unusable > 0)
+        return {Verdict::skip, std::to_string(unusable) + " sample(s) failed, hung or lack the "
+                                                          "metric"};
+    if (static_cast<int>(values.size()) < std::max(1, initial))
+        return {std::nullopt, std::to_string(values.size()) + " values so far"};
+    double sign = plan.bad.median < plan.good.median ? -1 : 1;
+    size_t toward_bad = 0, toward_good = 0;
+    std::vector<std::string> shown;
+    for (double value : values) {
+        toward_bad += (value - plan.midpoint) * sign > 0;
+        toward_good += (value - plan.midpoint) * sign < 0;
+        shown.push_back(number(value));
+    }
+    double position = (median(values) - plan.good.median) / (plan.bad.median - plan.good.median);
+    std::string why = (values.size() == 1 ? "value " : "values ") + util::join(shown, ", ") + ", " +
+                      std::to_string(static_cast<int>(std::lround(position * 100))) +
+                      "% of the way to bad; midpoint " + number(plan.midpoint);
+    if (toward_bad == values.size())
+        return {Verdict::bad, why};
+    if (toward_good == values.size())
+        return {Verdict::good, why};
+    if (static_cast<int>(values.size()) < budget)
+        return {std::nullopt, why};
+    return {Verdict::unsure, why + ": not all on one side within the sample budget"};
 }
 
 } // namespace rig::bisect

@@ -19,16 +19,22 @@ enum class CriterionKind {
     errors,    // the bad endpoint's error signatures
     signature, // an error line matching a regular expression
     duration,  // the workload's guest-measured time
+    metric,    // one of the sample's metrics, such as a count of 9p requests
 };
 
 struct Criterion {
     CriterionKind kind = CriterionKind::errors;
-    std::string pattern;      // signature: ECMAScript regex, matched against line and signature
-    double threshold = 0.10;  // duration: bad is at least this much slower than good
+    std::string pattern;     // signature: ECMAScript regex, matched against line and signature
+    double threshold = 0.10; // duration: bad is at least this much slower than good
+    std::string metric;      // metric: the metric's name, as samples store it
+    // metric: bad against good, signed (+0.5: at least 50% higher, -0.2: at least 20%
+    // lower); none: bad differs from good in whichever direction the endpoints show.
+    std::optional<double> change;
     std::string text() const; // as the user writes it; parse_criterion(text()) gives it back
 };
 
-// "errors", "signature:REGEX", "duration" or "duration:+N%". Usage errors name the text.
+// "errors", "signature:REGEX", "duration", "duration:+N%", "metric:NAME" or
+// "metric:NAME:+N%" / "metric:NAME:-N%". Usage errors name the text.
 Expected<Criterion> parse_criterion(std::string_view text);
 
 // What one sample tells about its commit.
@@ -48,9 +54,15 @@ std::string_view to_string(SampleClass value);
 // error line: the outcome decides.
 std::set<std::string> regression_signatures(const std::vector<core::Sample>& bad_samples);
 
-// `targets` is regression_signatures() of the bad endpoint (errors only).
+// `targets` is regression_signatures() of the bad endpoint (errors only). Under duration
+// and metric, a sample is clean when it ran and carries its value, else unusable: a
+// sample that lacks the metric has no value, not 0.
 SampleClass classify_sample(const Criterion& criterion, const core::Sample& sample,
                             const std::set<std::string>& targets);
+
+// The number a duration or metric criterion compares: the guest's seconds, or the
+// metric's value. nullopt for other criteria and for samples that lack the metric.
+std::optional<double> measured_value(const Criterion& criterion, const core::Sample& sample);
 
 // Why a sample counts as it does, in one line, for the evidence column.
 std::string sample_evidence(const Criterion& criterion, const core::Sample& sample,
@@ -99,5 +111,50 @@ Decision decide_duration(const Calibration& calibration, const std::vector<doubl
 // threshold on medians, and significantly so. An error message when not.
 std::optional<std::string> check_duration_endpoints(const Calibration& calibration,
                                                     double threshold, double alpha = 0.05);
+
+// A metric criterion. Counts are nearly deterministic, so the endpoints' own spread says
+// how many samples a commit needs. When the endpoints are separated (BAD's range entirely
+// beyond GOOD's, in the criterion's direction) and the gap between their medians is at
+// least k_tiny_spread_factor times the larger half-range, one sample per commit decides
+// by its side of the midpoint between the medians. Otherwise a commit is decided as under
+// duration: thirds and tests against both endpoints, more samples, unsure.
+enum class MetricRule { midpoint, statistical };
+
+inline constexpr double k_tiny_spread_factor = 4;
+
+// One endpoint's values: what the report states.
+struct Spread {
+    size_t n = 0;
+    double median = 0;
+    double min = 0;
+    double max = 0;
+    double cv = 0; // coefficient of variation: stddev / mean; 0 when the mean is 0
+};
+Spread spread_of(const std::vector<double>& values);
+// "median 40 (40-41, CV 1.41%, n=3)"
+std::string to_text(const Spread& spread);
+
+struct MetricPlan {
+    Calibration calibration;
+    Spread good;
+    Spread bad;
+    MetricRule rule = MetricRule::statistical;
+    double midpoint = 0; // between the endpoints' medians
+    // Set when the endpoints do not test as the criterion asks: too few values, no
+    // difference, the wrong direction or too small a change, or not significant.
+    std::optional<std::string> problem;
+};
+MetricPlan plan_metric(const Criterion& criterion, Calibration calibration, double alpha = 0.05);
+
+// The plan in one line, for the progress output and the report: the metric, each
+// endpoint's median, min-max, CV and n, and the rule.
+std::string describe_plan(const Criterion& criterion, const MetricPlan& plan);
+
+// A commit's verdict from its values under the plan. Midpoint: bad once all of at least
+// `initial` values lie beyond the midpoint toward BAD, good once all lie toward GOOD; a
+// value on the midpoint or a split takes more up to `budget`, then unsure. Statistical:
+// decide_duration's rule. Skip when a sample was unusable.
+Decision decide_metric(const MetricPlan& plan, const std::vector<double>& values, int unusable,
+                       int initial, int budget, double alpha = 0.05);
 
 } // namespace rig::bisect

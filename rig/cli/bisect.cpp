@@ -70,8 +70,9 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
     start->add_option("--good", s.good, "a revision where the cell passes")->required();
     start->add_option("--bad", s.bad, "a later revision where it fails")->required();
     start->add_option("--criterion", s.criterion,
-                      "errors (the bad endpoint's error signatures), signature:REGEX, or "
-                      "duration[:+N%] (default errors; duration's default threshold is +10%)");
+                      "errors (the bad endpoint's error signatures), signature:REGEX, "
+                      "duration[:+N%] (default threshold +10%), or metric:NAME[:+N%|:-N%] "
+                      "(a sample metric such as 9p.work.getattr; default errors)");
     start
         ->add_option("--samples", s.samples,
                      "samples at each endpoint and for each verification (default 3)")
@@ -81,7 +82,7 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
     start
         ->add_option("--max-samples", s.max_samples,
                      "most samples per commit: the cap (errors, signature) or the budget of an "
-                     "unsure duration (default 10)")
+                     "unsure duration or metric (default 10)")
         ->check(CLI::Range(2, 1000));
     start
         ->add_option("--infra-retries", s.infra_retries,

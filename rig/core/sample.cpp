@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Outcome names as stored and printed.
+// Outcome names as stored and printed; a sample's metrics by name.
 #include "core/sample.hpp"
 
 #include <array>
@@ -34,6 +34,13 @@ std::optional<Outcome> parse_outcome(std::string_view text) {
     for (const auto& [value, name] : k_outcomes)
         if (name == text)
             return value;
+    return std::nullopt;
+}
+
+std::optional<double> metric_value(const Sample& sample, std::string_view name) {
+    for (const Metric& metric : sample.metrics)
+        if (metric.name == name)
+            return metric.value;
     return std::nullopt;
 }
 

@@ -68,4 +68,8 @@ struct Sample {
     std::vector<Metric> metrics;
 };
 
+// The value of the sample's metric `name`; nullopt when the sample lacks it, which is
+// "unknown", never 0.
+std::optional<double> metric_value(const Sample& sample, std::string_view name);
+
 } // namespace rig::core

@@ -3,8 +3,10 @@
 // planted 9p write error under cache=mmap behind a range of commits that do not build
 // (killed with -9 half-way and resumed), endpoints that do not reproduce, and a planted
 // slowdown in 9p's open found with the duration criterion, a commit halfway between
-// the endpoints that ends the bisect as a range. Builds are incremental in the
-// [base, release] folder the kernels suite shares through RIG_CACHE.
+// the endpoints that ends the bisect as a range, and a planted caching regression (loose
+// mode no longer answering stat from its cache) found on a 9p request count with one
+// sample per commit, across a kill -9. Builds are incremental in the [base, release]
+// folder the kernels suite shares through RIG_CACHE.
 #include "linux_repo.hpp"
 #include "rig_binary.hpp"
 #include "scratch.hpp"
@@ -192,8 +194,64 @@ const HalfwayHistory& halfway_history() {
     return history;
 }
 
-// One git kernel as [base, release] (the kernels suite's folder), cache loose and mmap.
-fs::path write_scenario(const Scratch& scratch, const std::string& name) {
+// (d) base, two harmless commits, 9p's loose cache no longer answering getattr from the
+// inode (every stat asks the server), two harmless commits.
+struct CachingHistory {
+    std::string good, parent, culprit, bad;
+};
+
+const CachingHistory& caching_history() {
+    static CachingHistory history = [] {
+        fs::path repo = rig::test::linux_repo();
+        const std::string base = rig::test::k_linux_base_tag;
+        auto at = [&](const std::string& path) { return rig::test::file_at(repo, base, path); };
+        CachingHistory h;
+        h.good = rig::test::must_run({"git", "rev-parse", base + "^{commit}"}, repo);
+        std::string e1 = commit_files(
+            repo, h.good, {{"fs/9p/v9fs.c", at("fs/9p/v9fs.c") + "\n/* rig bisect test: e1 */\n"}},
+            "9p: note the session setup", 31);
+        h.parent = commit_files(
+            repo, e1,
+            {{"fs/9p/vfs_dir.c", at("fs/9p/vfs_dir.c") + "\n/* rig bisect test: e2 */\n"}},
+            "9p: note the readdir path", 32);
+        // The session is no longer needed once the early return is gone: dropped with it,
+        // so the kernel builds without a set-but-unused warning.
+        std::string uncached =
+            replace_once(at("fs/9p/vfs_inode_dotl.c"),
+                         "\tstruct dentry *dentry = path->dentry;\n"
+                         "\tstruct v9fs_session_info *v9ses;\n"
+                         "\tstruct p9_fid *fid;\n"
+                         "\tstruct p9_stat_dotl *st;\n\n"
+                         "\tp9_debug(P9_DEBUG_VFS, \"dentry: %p\\n\", dentry);\n"
+                         "\tv9ses = v9fs_dentry2v9ses(dentry);\n"
+                         "\tif (v9ses->cache == CACHE_LOOSE || v9ses->cache == CACHE_FSCACHE) {\n"
+                         "\t\tgeneric_fillattr(&init_user_ns, d_inode(dentry), stat);\n"
+                         "\t\treturn 0;\n"
+                         "\t}\n",
+                         "\tstruct dentry *dentry = path->dentry;\n"
+                         "\tstruct p9_fid *fid;\n"
+                         "\tstruct p9_stat_dotl *st;\n\n"
+                         "\tp9_debug(P9_DEBUG_VFS, \"dentry: %p\\n\", dentry);\n");
+        h.culprit = commit_files(repo, h.parent, {{"fs/9p/vfs_inode_dotl.c", uncached}},
+                                 "9p: always ask the server for attributes", 33);
+        std::string e4 = commit_files(
+            repo, h.culprit,
+            {{"fs/9p/vfs_super.c", at("fs/9p/vfs_super.c") + "\n/* rig bisect test: e4 */\n"}},
+            "9p: note the superblock setup", 34);
+        h.bad = commit_files(
+            repo, e4,
+            {{"fs/9p/vfs_addr.c", at("fs/9p/vfs_addr.c") + "\n/* rig bisect test: e5 */\n"}},
+            "9p: note the address space operations", 35);
+        rig::test::must_run({"git", "update-ref", "refs/rig-tests/bisect-caching", h.bad}, repo);
+        return h;
+    }();
+    return history;
+}
+
+// One git kernel as [base, release] (the kernels suite's folder), cache loose and mmap,
+// running `command` in a small generated project.
+fs::path write_scenario(const Scratch& scratch, const std::string& name,
+                        const std::string& command = "make -j2 && ./prog") {
     fs::path file = scratch.dir / (name + ".yaml");
     std::ofstream(file) << "name: " << name << "\nkernels:\n"
                         << "  - {name: linux, git: " << rig::test::linux_repo().string()
@@ -201,7 +259,7 @@ fs::path write_scenario(const Scratch& scratch, const std::string& name) {
                         << ", config: [base, release]}\n"
                         << "matrix:\n  fs: 9p\n  cache: [loose, mmap]\n"
                         << "workload:\n  generate: {units: 4, headers: 2, functions: 8}\n"
-                        << "  command: make -j2 && ./prog\n"
+                        << "  command: " << command << "\n"
                         << "timeouts: {boot: 5m, workload: 10m, silence: 5m}\n";
     return file;
 }
@@ -452,6 +510,80 @@ TEST(Bisect, ACommitHalfwayBetweenTheEndpointsEndsAsARangeNotACulprit) {
               std::string::npos)
         << result.out;
     std::cout << result.out;
+}
+
+// Counts need no statistics: three samples at each endpoint show a spread far below the
+// gap, and from then on one sample decides each commit. Killed with -9 while the first
+// step's guest runs and resumed: the rule is made again from the stored endpoints, and
+// the lost sample is taken again, so that step too has exactly one.
+TEST(Bisect, PlantedCachingRegressionFoundOnAMetricWithOneSamplePerStep) {
+    Scratch scratch("metric");
+    const CachingHistory& h = caching_history();
+    // Each ls -l stats every file of the project: loose mode answers from the inode, the
+    // culprit asks the server each time.
+    fs::path scenario = write_scenario(scratch, "bisect-metric",
+                                       "for i in 1 2 3 4 5 6 7 8; do ls -lR > /dev/null; done");
+    auto args = start_args(scratch, scenario, "cache=loose", h.good, h.bad,
+                           {"--criterion", "metric:9p.work.getattr:+50%", "--samples", "3"});
+    auto started = std::chrono::steady_clock::now();
+    pid_t rig = rig::test::start_rig_logged(args, scratch.dir / "first.log");
+    const std::string guests = scratch.dir.string() + "/bisects";
+    // QEMU, not one of git's short runs in rig's repository under the same folder. A
+    // guest of this workload lives about five seconds (KVM or TCG): the kill comes at once.
+    auto guest_running = [&] {
+        for (int pid : processes_mentioning(guests)) {
+            std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+            std::string name;
+            if (std::getline(comm, name) && name.rfind("qemu", 0) == 0)
+                return true;
+        }
+        return false;
+    };
+    bool ready = rig::test::wait_while_running(rig, std::chrono::minutes(90), [&] {
+        return fs::exists(scratch.db) &&
+               one(scratch.db, "SELECT count(*) FROM bisect_steps WHERE role = "
+                               "'good-endpoint'") == "1" &&
+               guest_running();
+    });
+    ASSERT_TRUE(ready) << rig::test::read_text(scratch.dir / "first.log");
+    EXPECT_TRUE(rig::test::kill_leaves_no_process(rig, guests));
+    EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM bisect_steps WHERE role = 'bisect'"), "0")
+        << rig::test::read_text(scratch.dir / "first.log");
+    std::string first = rig::test::read_text(scratch.dir / "first.log");
+    EXPECT_NE(first.find("one sample per commit decides"), std::string::npos) << first;
+
+    auto resumed =
+        run_rig({"--db", scratch.db.string(), "bisect", "resume", "1"}, k_bisect_timeout);
+    double wall = seconds_since(started);
+    ASSERT_EQ(resumed.exit_code, 0) << first << resumed.out << resumed.err;
+    print_cost("metric bisect (5 commits, killed once)", scratch.db, wall);
+    EXPECT_EQ(one(scratch.db, "SELECT status, culprit FROM bisects"), "culprit\t" + h.culprit)
+        << first << resumed.out;
+    // The resume made the same plan from the stored endpoints.
+    EXPECT_NE(resumed.out.find("one sample per commit decides"), std::string::npos) << resumed.out;
+    // After the endpoints' three samples each, every step of the bisect took exactly one.
+    EXPECT_EQ(query(scratch.db, "SELECT role, json_array_length(samples) FROM bisect_steps "
+                                "WHERE role LIKE '%-endpoint' ORDER BY id"),
+              (std::vector<std::string>{"bad-endpoint\t3", "good-endpoint\t3"}));
+    auto steps = query(scratch.db, "SELECT json_array_length(samples) FROM bisect_steps WHERE "
+                                   "role = 'bisect'");
+    EXPECT_FALSE(steps.empty()) << resumed.out;
+    for (const auto& samples : steps)
+        EXPECT_EQ(samples, "1") << resumed.out;
+    std::cout << "[ measured ] " << steps.size() << " bisect steps of one sample each\n";
+    EXPECT_EQ(one(scratch.db, "SELECT verdict, \"commit\" FROM bisect_steps WHERE role = "
+                              "'verify-parent'"),
+              "good\t" + h.parent);
+
+    auto report = run_rig({"--db", scratch.db.string(), "bisect", "report", "1"});
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    for (const std::string& part :
+         {"first bad commit: " + h.culprit, std::string("9p: always ask the server"),
+          std::string("9p.work.getattr: GOOD median"), std::string(", BAD median"),
+          std::string("CV "), std::string("one sample per commit decides"),
+          std::string("3 samples at BAD, 3 at GOOD, 1 per commit")})
+        EXPECT_NE(report.out.find(part), std::string::npos) << part << "\n" << report.out;
+    std::cout << report.out;
 }
 
 } // namespace

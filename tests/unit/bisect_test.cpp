@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Tests of bisect/: criteria, sample classes, sample counts, verdicts, git's bisect output,
-// git bisect in rig's own repository, the stored settings and steps.
+// Tests of bisect/: criteria, sample classes, sample counts, verdicts (functional, duration,
+// metric and its endpoint calibration), git's bisect output, git bisect in rig's own
+// repository, the stored settings and steps.
 #include "bisect/bisect.hpp"
 #include "bisect/git.hpp"
 #include "bisect/verdict.hpp"
@@ -185,6 +186,166 @@ TEST(BisectVerdict, DurationEndpointsMustDifferByTheThreshold) {
     auto noisy = check_duration_endpoints({{10, 14, 8}, {11.2, 15, 9}}, 0.10);
     ASSERT_TRUE(noisy);
     EXPECT_NE(noisy->find("not"), std::string::npos) << *noisy;
+}
+
+namespace {
+
+Sample counted(double value, const std::string& name = "9p.work.getattr") {
+    Sample out = sample(Outcome::ok);
+    out.metrics.push_back({"9p.work.requests", value * 3, ""});
+    out.metrics.push_back({name, value, ""});
+    return out;
+}
+
+} // namespace
+
+TEST(BisectMetric, ParsesAndPrintsBack) {
+    Criterion plain = criterion("metric:9p.work.getattr");
+    EXPECT_EQ(plain.kind, CriterionKind::metric);
+    EXPECT_EQ(plain.metric, "9p.work.getattr");
+    EXPECT_FALSE(plain.change);
+    Criterion higher = criterion("metric:noop/9p.work.getattr:+50%");
+    EXPECT_EQ(higher.metric, "noop/9p.work.getattr");
+    ASSERT_TRUE(higher.change);
+    EXPECT_DOUBLE_EQ(*higher.change, 0.5);
+    EXPECT_DOUBLE_EQ(*criterion("metric:guest.cpu.system:-20%").change, -0.2);
+    for (const char* text : {"metric:9p.work.getattr", "metric:noop/9p.work.getattr:+50%",
+                             "metric:guest.cpu.system:-12.5%", "metric:9p.root.walk:+300%"})
+        EXPECT_EQ(criterion(text).text(), text);
+    // The sign says which way is bad: without one the text is a mistake, not a guess.
+    for (const char* bad :
+         {"metric:", "metric::+5%", "metric:9p.work.getattr:50%", "metric:9p.work.getattr:+0%",
+          "metric:9p.work.getattr:-100%", "metric:9p.work.getattr:", "metric:9p.work.getattr:+x%",
+          "metric:a:b:+5%", "metric:9p work", "metric:a:+5"}) {
+        auto parsed = parse_criterion(bad);
+        ASSERT_FALSE(parsed) << bad;
+        EXPECT_EQ(parsed.error().kind, rig::ErrorKind::usage);
+        EXPECT_NE(parsed.error().message.find(bad), std::string::npos) << parsed.error().message;
+    }
+    EXPECT_NE(parse_criterion("metrics").error().message.find("metric:NAME"), std::string::npos);
+}
+
+TEST(BisectMetric, ASampleWithoutTheMetricIsUnusableNotZero) {
+    Criterion getattr = criterion("metric:9p.work.getattr");
+    EXPECT_EQ(classify_sample(getattr, counted(120), {}), SampleClass::clean);
+    EXPECT_EQ(*measured_value(getattr, counted(120)), 120);
+    // Zero is a value; absence is not.
+    EXPECT_EQ(classify_sample(getattr, counted(0), {}), SampleClass::clean);
+    Sample lacking = counted(120, "9p.work.walk");
+    EXPECT_EQ(classify_sample(getattr, lacking, {}), SampleClass::unusable);
+    EXPECT_FALSE(measured_value(getattr, lacking));
+    EXPECT_NE(sample_evidence(getattr, lacking, {}).find("no metric 9p.work.getattr"),
+              std::string::npos)
+        << sample_evidence(getattr, lacking, {});
+    EXPECT_EQ(sample_evidence(getattr, counted(120), {}), "9p.work.getattr 120");
+    Sample failed = counted(120);
+    failed.outcome = Outcome::workload_failed;
+    EXPECT_EQ(classify_sample(getattr, failed, {}), SampleClass::unusable);
+    EXPECT_EQ(classify_sample(getattr, sample(Outcome::infra_error), {}), SampleClass::infra);
+}
+
+TEST(BisectMetric, ATinySpreadLetsOneSamplePerCommitDecide) {
+    MetricPlan plan =
+        plan_metric(criterion("metric:9p.work.getattr:+50%"), {{40, 41, 40}, {400, 404, 401}});
+    ASSERT_FALSE(plan.problem) << *plan.problem;
+    EXPECT_EQ(plan.rule, MetricRule::midpoint);
+    EXPECT_DOUBLE_EQ(plan.midpoint, 220.5);
+    EXPECT_EQ(plan.good.median, 40);
+    EXPECT_EQ(plan.bad.min, 400);
+    EXPECT_EQ(plan.bad.max, 404);
+    EXPECT_GT(plan.bad.cv, 0);
+    EXPECT_LT(plan.bad.cv, 0.01);
+    // One value decides, either way, even far outside the endpoints.
+    EXPECT_EQ(decide_metric(plan, {402}, 0, 1, 10).verdict, Verdict::bad);
+    EXPECT_EQ(decide_metric(plan, {41}, 0, 1, 10).verdict, Verdict::good);
+    EXPECT_EQ(decide_metric(plan, {900}, 0, 1, 10).verdict, Verdict::bad);
+    EXPECT_EQ(decide_metric(plan, {0}, 0, 1, 10).verdict, Verdict::good);
+    EXPECT_FALSE(decide_metric(plan, {}, 0, 1, 10).verdict);
+    // A sample without the metric, or one that failed, skips the commit.
+    EXPECT_EQ(decide_metric(plan, {}, 1, 1, 10).verdict, Verdict::skip);
+    // On the midpoint: another sample, then unsure rather than a guess.
+    EXPECT_FALSE(decide_metric(plan, {220.5}, 0, 1, 2).verdict);
+    EXPECT_EQ(decide_metric(plan, {220.5, 220.5}, 0, 1, 2).verdict, Verdict::unsure);
+    // Verification takes several, and all must fall on one side.
+    EXPECT_FALSE(decide_metric(plan, {402, 401}, 0, 3, 3).verdict);
+    EXPECT_EQ(decide_metric(plan, {402, 401, 399}, 0, 3, 3).verdict, Verdict::bad);
+    EXPECT_EQ(decide_metric(plan, {402, 40, 399}, 0, 3, 3).verdict, Verdict::unsure);
+    std::string text = describe_plan(criterion("metric:9p.work.getattr:+50%"), plan);
+    for (const char* part : {"9p.work.getattr", "GOOD median 40 (40-41, CV", "n=3",
+                             "BAD median 401 (400-404", "one sample per commit", "220.5"})
+        EXPECT_NE(text.find(part), std::string::npos) << part << " in " << text;
+}
+
+TEST(BisectMetric, ACountThatFellIsBadTheOtherWayRound) {
+    MetricPlan plan =
+        plan_metric(criterion("metric:9p.work.read:-50%"), {{1000, 1000, 1000}, {10, 10, 10}});
+    ASSERT_FALSE(plan.problem) << *plan.problem;
+    EXPECT_EQ(plan.rule, MetricRule::midpoint);
+    EXPECT_EQ(decide_metric(plan, {12}, 0, 1, 10).verdict, Verdict::bad);
+    EXPECT_EQ(decide_metric(plan, {990}, 0, 1, 10).verdict, Verdict::good);
+    // Without a threshold the endpoints show the direction.
+    EXPECT_EQ(plan_metric(criterion("metric:9p.work.read"), {{1000, 1000}, {10, 10}}).rule,
+              MetricRule::midpoint);
+}
+
+TEST(BisectMetric, AWideSpreadFallsBackToTheStatisticalTests) {
+    Criterion seconds = criterion("metric:noop/seconds");
+    // Separated, but the gap is under four times BAD's half-range.
+    MetricPlan plan = plan_metric(seconds, {{10.0, 10.4, 9.8, 10.1}, {14.9, 17.3, 15.0, 13.6}});
+    ASSERT_FALSE(plan.problem) << *plan.problem;
+    EXPECT_EQ(plan.rule, MetricRule::statistical);
+    EXPECT_FALSE(decide_metric(plan, {15.1}, 0, 3, 9).verdict);
+    EXPECT_EQ(decide_metric(plan, {15.1, 14.8, 15.2}, 0, 3, 9).verdict, Verdict::bad);
+    EXPECT_EQ(decide_metric(plan, {10.2, 9.9, 10.0}, 0, 3, 9).verdict, Verdict::good);
+    EXPECT_EQ(decide_metric(plan, {12.4, 12.6, 12.5}, 0, 3, 3).verdict, Verdict::unsure);
+    EXPECT_NE(describe_plan(seconds, plan).find("tested against both endpoints"), std::string::npos)
+        << describe_plan(seconds, plan);
+    // Overlapping ranges, yet significant with enough samples: statistical too.
+    MetricPlan overlap = plan_metric(seconds, {{10, 11, 10.5, 10.2, 10.4, 10.6, 10.1, 10.3},
+                                               {10.9, 12, 12.5, 12.2, 12.4, 12.6, 12.1, 12.3}});
+    ASSERT_FALSE(overlap.problem) << *overlap.problem;
+    EXPECT_EQ(overlap.rule, MetricRule::statistical);
+    // A count that fell, decided statistically: the thirds are measured toward BAD.
+    MetricPlan fell =
+        plan_metric(criterion("metric:9p.work.read"), {{100, 90, 110, 104}, {50, 30, 70, 45}});
+    ASSERT_FALSE(fell.problem) << *fell.problem;
+    EXPECT_EQ(fell.rule, MetricRule::statistical);
+    EXPECT_EQ(decide_metric(fell, {48, 44, 50}, 0, 3, 9).verdict, Verdict::bad);
+    EXPECT_EQ(decide_metric(fell, {101, 97, 103}, 0, 3, 9).verdict, Verdict::good);
+}
+
+TEST(BisectMetric, EndpointsThatDoNotDifferAsAskedAreAnError) {
+    Criterion getattr = criterion("metric:9p.work.getattr");
+    auto same = plan_metric(getattr, {{40, 40, 40}, {40, 40, 40}});
+    ASSERT_TRUE(same.problem);
+    EXPECT_NE(same.problem->find("does not differ"), std::string::npos) << *same.problem;
+    EXPECT_NE(same.problem->find("9p.work.getattr median 40 at BAD vs 40 at GOOD"),
+              std::string::npos)
+        << *same.problem;
+    auto noisy = plan_metric(getattr, {{40, 80, 20}, {45, 85, 25}});
+    ASSERT_TRUE(noisy.problem);
+    EXPECT_NE(noisy.problem->find("not significant"), std::string::npos) << *noisy.problem;
+    // Samples without the metric leave nothing to calibrate on.
+    auto missing = plan_metric(getattr, {{40, 40, 40}, {400}});
+    ASSERT_TRUE(missing.problem);
+    EXPECT_NE(missing.problem->find("fewer than two samples with 9p.work.getattr"),
+              std::string::npos)
+        << *missing.problem;
+}
+
+TEST(BisectMetric, ASignedThresholdTheWrongWayOrTooSmallIsAnError) {
+    auto lower = plan_metric(criterion("metric:9p.work.getattr:+50%"), {{400, 400}, {40, 40}});
+    ASSERT_TRUE(lower.problem);
+    EXPECT_NE(lower.problem->find("already bad at GOOD"), std::string::npos) << *lower.problem;
+    EXPECT_NE(lower.problem->find("is not 50% higher"), std::string::npos) << *lower.problem;
+    auto small = plan_metric(criterion("metric:9p.work.getattr:+50%"), {{100, 100}, {140, 140}});
+    ASSERT_TRUE(small.problem);
+    EXPECT_NE(small.problem->find("is not 50% higher"), std::string::npos) << *small.problem;
+    auto higher = plan_metric(criterion("metric:9p.work.read:-20%"), {{100, 100}, {140, 140}});
+    ASSERT_TRUE(higher.problem);
+    EXPECT_NE(higher.problem->find("is not 20% lower"), std::string::npos) << *higher.problem;
+    EXPECT_FALSE(
+        plan_metric(criterion("metric:9p.work.getattr:+40%"), {{100, 100}, {150, 150}}).problem);
 }
 
 TEST(BisectGit, ParsesWhatGitBisectPrints) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests of core/classify (every branch, in precedence order) and core/stats (against R).
+// Tests of core/classify (every branch, in precedence order), core/stats (against R) and
+// core/sample's metric lookup.
 #include "core/classify.hpp"
+#include "core/sample.hpp"
 #include "core/stats.hpp"
 
 #include <gtest/gtest.h>
@@ -177,4 +179,13 @@ TEST(Stats, EmptyAndSingle) {
     EXPECT_DOUBLE_EQ(one.min, 7.25);
     EXPECT_DOUBLE_EQ(one.max, 7.25);
     EXPECT_EQ(one.stddev, 0); // R gives NA; rig reports no spread
+}
+
+TEST(SampleMetrics, ALackingMetricIsUnknownNotZero) {
+    Sample sample;
+    sample.metrics = {{"9p.work.getattr", 0, ""}, {"noop/9p.work.getattr", 12, ""}};
+    EXPECT_EQ(metric_value(sample, "9p.work.getattr"), 0.0);
+    EXPECT_EQ(metric_value(sample, "noop/9p.work.getattr"), 12.0);
+    EXPECT_FALSE(metric_value(sample, "9p.work.walk"));
+    EXPECT_FALSE(metric_value(Sample{}, "9p.work.getattr"));
 }
