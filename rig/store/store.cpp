@@ -626,42 +626,58 @@ std::string id_array(const std::vector<int64_t>& ids) {
 
 Expected<void> Database::sample_facts(const std::vector<int64_t>& run_ids,
                                       const std::function<void(const SampleFacts&)>& visit) {
+    // One row per metric, and one for a sample without any. SQLite runs a LEFT JOIN's left
+    // table as the outer loop, so a sample's rows arrive together; both sides are read
+    // from covering indexes (samples_for_reports, metrics_for_reports).
     auto select = RIG_TRY(Statement::prepare(
-        *m_impl, "SELECT run_id, cell_id, outcome, guest_seconds, wall_seconds, "
-                 "host_cpu_percent, error_count, warning_count, msize_negotiated, "
-                 "cache_negotiated FROM samples "
-                 "WHERE run_id IN (SELECT value FROM json_each(?1))"));
+        *m_impl, "SELECT s.id, s.run_id, s.cell_id, s.outcome, s.guest_seconds, "
+                 "s.wall_seconds, s.host_cpu_percent, s.error_count, s.warning_count, "
+                 "s.msize_negotiated, s.cache_negotiated, m.name, m.value, m.unit "
+                 "FROM samples s LEFT JOIN metrics m ON m.sample_id = s.id "
+                 "WHERE s.run_id IN (SELECT value FROM json_each(?1))"));
     select.bind(id_array(run_ids));
     // Outcomes repeat; parse each spelling once rather than once per sample.
     std::map<std::string, core::Outcome, std::less<>> outcomes;
     SampleFacts facts;
+    std::optional<int64_t> sample_id;
     while (RIG_TRY(select.step())) {
-        facts.run_id = select.integer(0);
-        facts.cell_id = select.text(1);
-        const auto* outcome_text =
-            reinterpret_cast<const char*>(sqlite3_column_text(select.handle(), 2));
-        std::string_view outcome = outcome_text ? outcome_text : "";
-        auto known = outcomes.find(outcome);
-        if (known == outcomes.end()) {
-            auto parsed = core::parse_outcome(outcome);
-            if (!parsed)
-                return tl::unexpected(
-                    m_impl->error("samples of run " + std::to_string(facts.run_id),
-                                  "unknown outcome '" + std::string(outcome) + "'"));
-            known = outcomes.emplace(std::string(outcome), *parsed).first;
+        const int64_t id = select.integer(0);
+        if (id != sample_id) {
+            if (sample_id)
+                visit(facts);
+            sample_id = id;
+            facts.run_id = select.integer(1);
+            facts.cell_id = select.text(2);
+            const auto* outcome_text =
+                reinterpret_cast<const char*>(sqlite3_column_text(select.handle(), 3));
+            std::string_view outcome = outcome_text ? outcome_text : "";
+            auto known = outcomes.find(outcome);
+            if (known == outcomes.end()) {
+                auto parsed = core::parse_outcome(outcome);
+                if (!parsed)
+                    return tl::unexpected(
+                        m_impl->error("samples of run " + std::to_string(facts.run_id),
+                                      "unknown outcome '" + std::string(outcome) + "'"));
+                known = outcomes.emplace(std::string(outcome), *parsed).first;
+            }
+            facts.outcome = known->second;
+            facts.guest_seconds = select.real(4);
+            facts.wall_seconds = select.real(5);
+            facts.host_cpu_percent = select.real(6);
+            facts.error_count = static_cast<int>(select.integer(7));
+            facts.warning_count = static_cast<int>(select.integer(8));
+            facts.msize_negotiated.reset();
+            if (auto msize = select.optional_integer(9))
+                facts.msize_negotiated = static_cast<uint64_t>(*msize);
+            facts.cache_negotiated = select.text(10);
+            facts.metrics.clear();
         }
-        facts.outcome = known->second;
-        facts.guest_seconds = select.real(3);
-        facts.wall_seconds = select.real(4);
-        facts.host_cpu_percent = select.real(5);
-        facts.error_count = static_cast<int>(select.integer(6));
-        facts.warning_count = static_cast<int>(select.integer(7));
-        facts.msize_negotiated.reset();
-        if (auto msize = select.optional_integer(8))
-            facts.msize_negotiated = static_cast<uint64_t>(*msize);
-        facts.cache_negotiated = select.text(9);
-        visit(facts);
+        if (sqlite3_column_type(select.handle(), 11) != SQLITE_NULL)
+            facts.metrics.push_back(
+                core::Metric{select.text(11), select.real(12), select.text(13)});
     }
+    if (sample_id)
+        visit(facts);
     return {};
 }
 

@@ -51,8 +51,8 @@ struct KernelArtifact {
     std::string created_at;   // ISO 8601 UTC; "" = now
 };
 
-// What a report needs of one sample, without its lines, metrics and evidence, so that a
-// report over a million samples reads only these columns.
+// What a report needs of one sample, without its lines and evidence, so that a report
+// over a million samples reads only these columns and the sample's metrics.
 struct SampleFacts {
     int64_t run_id = 0;
     std::string cell_id;
@@ -64,6 +64,7 @@ struct SampleFacts {
     int warning_count = 0;
     std::optional<uint64_t> msize_negotiated;
     std::string cache_negotiated;
+    std::vector<core::Metric> metrics; // sorted by name
 };
 
 // One error-line signature of one cell of one run, counted, with its first occurrence.
@@ -188,8 +189,9 @@ public:
     Expected<int64_t> add_sample(int64_t run_id, const core::Sample& sample);
     // In insertion order, with their lines and metrics.
     Expected<std::vector<core::Sample>> samples(int64_t run_id);
-    // Hands the report's columns of every sample of these runs to `visit`, one at a time
-    // and in no particular order, so that a million samples need no million-row vector.
+    // Hands the report's columns of every sample of these runs, with its metrics, to
+    // `visit`, one sample at a time and in no particular order, so that a million samples
+    // need no million-row vector. One query reads them all.
     Expected<void> sample_facts(const std::vector<int64_t>& run_ids,
                                 const std::function<void(const SampleFacts&)>& visit);
     // Signatures per (run, cell, severity), ordered by run, cell and first occurrence.

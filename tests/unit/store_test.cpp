@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The results database on real SQLite files: migrations, runs, cells, samples, artifacts.
+#include "store/schema.hpp"
 #include "store/store.hpp"
 #include "temp_dir.hpp"
 
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <limits>
 #include <random>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -226,6 +228,50 @@ TEST(StoreOpen, FailedMigrationKeepsThePreviousVersion) {
     auto db = Database::open(path, {"CREATE TABLE a (x)", "CREATE TABLE b (x)"});
     ASSERT_TRUE(db) << db.error().message;
     EXPECT_EQ((*db)->schema_version(), 2);
+}
+
+// The names of the metrics table's indexes, read past rig's store.
+std::vector<std::string> metric_indexes(const fs::path& path) {
+    sqlite3* handle = nullptr;
+    std::vector<std::string> names;
+    if (sqlite3_open_v2(path.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+        sqlite3_stmt* statement = nullptr;
+        sqlite3_prepare_v2(handle,
+                           "SELECT name FROM sqlite_master WHERE type = 'index' AND "
+                           "tbl_name = 'metrics' ORDER BY name",
+                           -1, &statement, nullptr);
+        while (statement && sqlite3_step(statement) == SQLITE_ROW)
+            names.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0)));
+        sqlite3_finalize(statement);
+    }
+    sqlite3_close(handle);
+    return names;
+}
+
+TEST(StoreOpen, Version4DatabaseGetsTheMetricsIndexAndKeepsItsMetrics) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    int64_t run_id = 0;
+    {
+        std::vector<std::string> v4(migrations().begin(), migrations().begin() + 4);
+        auto db = Database::open(path, v4);
+        ASSERT_TRUE(db) << db.error().message;
+        run_id = (*db)->begin_run(make_run()).value();
+        ASSERT_TRUE((*db)->add_cells(run_id, {make_cell("aaaaaaaaaaaa")}));
+        ASSERT_TRUE((*db)->add_sample(run_id, make_sample("aaaaaaaaaaaa", 0)));
+    }
+    EXPECT_EQ(metric_indexes(path), std::vector<std::string>{"metrics_by_sample"});
+    auto db = open_ok(path);
+    ASSERT_TRUE(db);
+    EXPECT_EQ(db->schema_version(), Database::latest_schema_version());
+    EXPECT_EQ(metric_indexes(path), std::vector<std::string>{"metrics_for_reports"});
+    std::vector<SampleFacts> facts;
+    ASSERT_TRUE(db->sample_facts({run_id}, [&](const SampleFacts& f) { facts.push_back(f); }));
+    ASSERT_EQ(facts.size(), 1u);
+    ASSERT_EQ(facts[0].metrics.size(), 2u);
+    EXPECT_EQ(facts[0].metrics[0].name, "compile_seconds");
+    EXPECT_EQ(facts[0].metrics[0].unit, "s");
+    EXPECT_EQ(facts[0].metrics[1].value, 40);
 }
 
 TEST(StoreRuns, BeginFinishAndLastUnfinished) {
