@@ -58,6 +58,7 @@ struct ReportCommandOptions {
     std::string baseline;           // key=value
     std::string rows;               // comma-separated keys
     std::string cols;
+    std::vector<std::string> metrics; // --metric, repeatable, each may be a comma list
     ReportFormatOption format = ReportFormatOption::text;
     ReportTestOption test = ReportTestOption::welch;
     double alpha = 0.05;

@@ -7,6 +7,7 @@
 #include "store/store.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -15,7 +16,7 @@ namespace rig::cli {
 
 namespace {
 
-std::vector<std::string> split_keys(const std::string& text) {
+std::vector<std::string> split_list(const std::string& text) {
     std::vector<std::string> keys;
     size_t start = 0;
     while (start <= text.size() && !text.empty()) {
@@ -62,8 +63,13 @@ Expected<report::RenderOptions> render_options(const ReportCommandOptions& optio
     render.test =
         options.test == ReportTestOption::welch ? report::Test::welch : report::Test::mann_whitney;
     render.alpha = options.alpha;
-    render.rows = split_keys(options.rows);
-    render.cols = split_keys(options.cols);
+    render.rows = split_list(options.rows);
+    render.cols = split_list(options.cols);
+    for (const auto& list : options.metrics)
+        for (auto& metric : split_list(list))
+            if (std::find(render.metrics.begin(), render.metrics.end(), metric) ==
+                render.metrics.end())
+                render.metrics.push_back(std::move(metric));
     return render;
 }
 
@@ -117,6 +123,11 @@ void add_report_options(CLI::App& command, ReportCommandOptions& options) {
             {"welch", ReportTestOption::welch}, {"mann-whitney", ReportTestOption::mann_whitney}}));
     command.add_option("--alpha", options.alpha, "significance level (default 0.05)")
         ->check(CLI::Range(0.0, 1.0));
+    command.add_option("--metric", options.metrics,
+                       "NAME: show this metric's median and n instead of the 9p counter "
+                       "columns, for example 9p.work.requests or noop/guest.cpu.system; "
+                       "repeatable or comma-separated; --baseline and the pivot compare the "
+                       "first instead of the duration");
     command.add_option("--rows", options.rows, "pivot: keys down the side, comma-separated");
     command.add_option("--cols", options.cols, "pivot: keys across the top, comma-separated");
     command.add_option("--format", options.format, "text, markdown, csv, json or html")

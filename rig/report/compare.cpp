@@ -3,6 +3,8 @@
 #include "report/compare.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 namespace rig::report {
@@ -24,6 +26,32 @@ std::string identity(const CellResult& result, const std::string& key) {
     return out;
 }
 
+// What a cell contributes to a comparison: the duration's or a metric's sorted values and
+// their summary. Nothing when the cell has no such values.
+struct Compared {
+    const std::vector<double>* values = nullptr;
+    const core::Summary* summary = nullptr;
+};
+
+Compared compared_of(const CellResult& result, const std::string& metric) {
+    if (metric.empty())
+        return result.durations.empty() ? Compared{}
+                                        : Compared{&result.durations, &result.duration};
+    const MetricValues* values = find_metric(result, metric);
+    return values ? Compared{&values->values, &values->summary} : Compared{};
+}
+
+double change_percent(double mine, double theirs) {
+    if (theirs != 0)
+        return (mine - theirs) / std::fabs(theirs) * 100;
+    return mine == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), mine);
+}
+
+// Values are sorted, so no spread is first == last.
+bool without_spread(const std::vector<double>& sorted) {
+    return sorted.size() >= 2 && sorted.front() == sorted.back();
+}
+
 } // namespace
 
 Expected<Baseline> parse_baseline(const std::string& text) {
@@ -35,7 +63,7 @@ Expected<Baseline> parse_baseline(const std::string& text) {
 }
 
 Expected<std::vector<Comparison>> compare(const ReportData& data, const Baseline& baseline,
-                                          Test test, double alpha) {
+                                          Test test, double alpha, const std::string& metric) {
     auto keys = known_keys(data.cells);
     if (baseline.key == "cell" || std::find(keys.begin(), keys.end(), baseline.key) == keys.end())
         return fail(ErrorKind::usage, "--baseline " + baseline.key + "=" + baseline.value +
@@ -61,17 +89,24 @@ Expected<std::vector<Comparison>> compare(const ReportData& data, const Baseline
         if (twin == base_of.end())
             continue;
         comparison.twin = twin->second;
-        const CellResult& base = data.cells[twin->second];
-        if (cell.durations.empty() || base.durations.empty())
+        const Compared mine = compared_of(cell, metric);
+        const Compared theirs = compared_of(data.cells[twin->second], metric);
+        if (!mine.values || !theirs.values)
             continue; // nothing measured: no twin to speak of
         comparison.role = Role::compared;
-        const double mine = test == Test::welch ? cell.duration.mean : cell.duration.median;
-        const double theirs = test == Test::welch ? base.duration.mean : base.duration.median;
-        if (theirs > 0) {
-            comparison.change_percent = (mine - theirs) / theirs * 100;
-            comparison.gain_percent = -comparison.change_percent;
+        const bool by_mean = test == Test::welch;
+        comparison.change_percent =
+            change_percent(by_mean ? mine.summary->mean : mine.summary->median,
+                           by_mean ? theirs.summary->mean : theirs.summary->median);
+        comparison.gain_percent = -comparison.change_percent;
+        if (without_spread(*mine.values) && without_spread(*theirs.values)) {
+            const bool same = mine.values->front() == theirs.values->front();
+            comparison.decision = same ? Decision::identical : Decision::exactly_different;
+            comparison.significant = !same;
+            continue;
         }
-        comparison.test = run_test(test, cell.durations, base.durations);
+        comparison.test = run_test(test, *mine.values, *theirs.values);
+        comparison.decision = comparison.test ? Decision::tested : Decision::too_few;
         comparison.significant = comparison.test && comparison.test->p < alpha;
     }
     return out;

@@ -20,26 +20,33 @@ bool measured(core::Outcome outcome) {
 
 } // namespace
 
-void add_sample(CellResult& result, core::Outcome outcome, double guest_seconds,
-                double wall_seconds, double host_cpu_percent, int errors, int warnings,
-                std::optional<uint64_t> msize_negotiated, const std::string& cache_negotiated) {
+void add_sample(CellResult& result, const store::SampleFacts& sample) {
     ++result.samples;
-    ++result.outcomes[std::string(core::to_string(outcome))];
-    if (measured(outcome) && guest_seconds > 0)
-        result.durations.push_back(guest_seconds);
-    if (measured(outcome) && wall_seconds > 0)
-        result.cpu_percent.push_back(host_cpu_percent);
-    result.errors += errors;
-    result.warnings += warnings;
-    result.samples_with_errors += errors > 0;
+    ++result.outcomes[std::string(core::to_string(sample.outcome))];
+    const bool timed = measured(sample.outcome);
+    if (timed && sample.guest_seconds > 0)
+        result.durations.push_back(sample.guest_seconds);
+    if (timed && sample.wall_seconds > 0)
+        result.cpu_percent.push_back(sample.host_cpu_percent);
+    // A failed workload stopped part way: its counts would mix with whole ones.
+    if (timed)
+        for (const core::Metric& metric : sample.metrics) {
+            auto it = result.metrics.find(metric.name);
+            if (it == result.metrics.end())
+                it = result.metrics.emplace(metric.name, MetricValues{metric.unit, {}, {}}).first;
+            it->second.values.push_back(metric.value);
+        }
+    result.errors += sample.error_count;
+    result.warnings += sample.warning_count;
+    result.samples_with_errors += sample.error_count > 0;
     auto requested = result.cell.msize();
-    if (msize_negotiated && requested && *msize_negotiated != *requested &&
+    if (sample.msize_negotiated && requested && *sample.msize_negotiated != *requested &&
         !result.msize_negotiated)
-        result.msize_negotiated = msize_negotiated;
+        result.msize_negotiated = sample.msize_negotiated;
     const std::string cache = result.cell.cache();
-    if (!cache.empty() && !cache_negotiated.empty() && cache_negotiated != cache &&
+    if (!cache.empty() && !sample.cache_negotiated.empty() && sample.cache_negotiated != cache &&
         result.cache_negotiated.empty())
-        result.cache_negotiated = cache_negotiated;
+        result.cache_negotiated = sample.cache_negotiated;
 }
 
 void finish(CellResult& result) {
@@ -49,6 +56,15 @@ void finish(CellResult& result) {
     std::sort(result.cpu_percent.begin(), result.cpu_percent.end());
     result.duration = core::summarize(result.durations);
     result.cpu = core::summarize(result.cpu_percent);
+    for (auto& [name, metric] : result.metrics) {
+        std::sort(metric.values.begin(), metric.values.end());
+        metric.summary = core::summarize(metric.values);
+    }
+}
+
+const MetricValues* find_metric(const CellResult& result, std::string_view name) {
+    auto it = result.metrics.find(name);
+    return it == result.metrics.end() ? nullptr : &it->second;
 }
 
 ReportData from_samples(const std::vector<core::Cell>& cells,
@@ -63,9 +79,11 @@ ReportData from_samples(const std::vector<core::Cell>& cells,
         auto it = index_of.find(sample.cell_id);
         if (it == index_of.end())
             continue;
-        add_sample(data.cells[it->second], sample.outcome, sample.guest_seconds,
-                   sample.wall_seconds, sample.host_cpu_percent, sample.error_count,
-                   sample.warning_count, sample.msize_negotiated, sample.cache_negotiated);
+        add_sample(data.cells[it->second],
+                   store::SampleFacts{
+                       0, sample.cell_id, sample.outcome, sample.guest_seconds, sample.wall_seconds,
+                       sample.host_cpu_percent, sample.error_count, sample.warning_count,
+                       sample.msize_negotiated, sample.cache_negotiated, sample.metrics});
     }
     for (CellResult& result : data.cells)
         finish(result);

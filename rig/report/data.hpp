@@ -6,11 +6,13 @@
 #include "core/cell.hpp"
 #include "core/sample.hpp"
 #include "core/stats.hpp"
+#include "store/store.hpp"
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rig::report {
@@ -22,8 +24,18 @@ struct RunHeader {
     std::string status;
 };
 
-// One cell of one run. Durations and CPU come from "measured" samples only: ok, and
-// errors (the compile finished, as seed 004's "several errors (compilation completed)").
+// One metric of one cell: its values in the measured samples that carry it. A sample
+// without the metric adds nothing, so a cell none of whose samples has it has no entry:
+// unknown, never zero.
+struct MetricValues {
+    std::string unit;
+    std::vector<double> values; // sorted by finish()
+    core::Summary summary;      // of values, by finish()
+};
+
+// One cell of one run. Durations, CPU and metrics come from "measured" samples only: ok,
+// and errors (the compile finished, as seed 004's "several errors (compilation
+// completed)").
 struct CellResult {
     int64_t run_id = 0;
     core::Cell cell;
@@ -38,14 +50,16 @@ struct CellResult {
     std::string cache_negotiated;             // set when it differs from the requested
     core::Summary duration;                   // of durations, by finish()
     core::Summary cpu;                        // of cpu_percent, by finish()
+    std::map<std::string, MetricValues, std::less<>> metrics; // by name
 };
 
 // A sample's contribution to its cell.
-void add_sample(CellResult& result, core::Outcome outcome, double guest_seconds,
-                double wall_seconds, double host_cpu_percent, int errors, int warnings,
-                std::optional<uint64_t> msize_negotiated, const std::string& cache_negotiated);
-// Sorts durations and CPU figures and summarizes them.
+void add_sample(CellResult& result, const store::SampleFacts& sample);
+// Sorts durations, CPU figures and metric values and summarizes them.
 void finish(CellResult& result);
+
+// The cell's values of a metric; nullptr when no measured sample of it has the metric.
+const MetricValues* find_metric(const CellResult& result, std::string_view name);
 
 // The first occurrence of a signature in one cell, with the lines around it.
 struct Occurrence {

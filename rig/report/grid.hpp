@@ -28,5 +28,7 @@ std::string case_label(size_t index);
 std::string describe_cell(const ReportData& data, size_t cell);
 std::string runs_heading(const ReportData& data);
 std::string test_name(Test test);
+// The metric the baseline and the pivot use; "" for the duration.
+std::string compared_metric(const RenderOptions& options);
 
 } // namespace rig::report

@@ -3,6 +3,7 @@
 #include "report/html.hpp"
 
 #include "report/grid.hpp"
+#include "report/metrics.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -203,6 +204,38 @@ std::string table_html(const Grid& grid) {
     return out;
 }
 
+// Every metric of every case, collapsed: a report of real samples carries dozens.
+std::string metrics_html(const ReportData& data) {
+    auto names = metric_names(data);
+    if (names.empty())
+        return {};
+    std::string out = fmt::format(
+        "<h2>Metrics</h2>\n<details id=\"metrics\"><summary>{} metrics per case: the median "
+        "of the measured samples that have it (mean, sd and n in its tooltip); n/a when none "
+        "has it</summary>\n<table>\n<thead><tr><th>metric</th><th>unit</th>",
+        names.size());
+    for (size_t i = 0; i < data.cells.size(); ++i)
+        out += fmt::format("<th class=\"num\">{}</th>", short_label(i));
+    out += "</tr></thead>\n<tbody>\n";
+    for (const auto& name : names) {
+        out += fmt::format("<tr><td>{}</td><td>{}</td>", escape_html(name),
+                           escape_html(metric_unit(data, name)));
+        for (const CellResult& result : data.cells) {
+            const MetricValues* values = find_metric(result, name);
+            if (!values) {
+                out += "<td class=\"num\">n/a</td>";
+                continue;
+            }
+            const core::Summary& s = values->summary;
+            out += fmt::format("<td class=\"num\" title=\"mean {}, sd {}, n={}\">{}</td>",
+                               metric_text(s.mean), s.n > 1 ? metric_text(s.stddev) : "-", s.n,
+                               metric_text(s.median));
+        }
+        out += "</tr>\n";
+    }
+    return out + "</tbody></table>\n</details>\n";
+}
+
 std::string signatures_html(const ReportData& data) {
     if (data.signatures.empty())
         return "<p id=\"errors\">No error or warning lines in the selected cells.</p>\n";
@@ -279,7 +312,8 @@ Expected<std::string> render_html(const ReportData& data,
                "<br>";
     out += "</p>\n<h2>Charts</h2>\n<div class=\"charts\">\n" + duration_chart(data) +
            cpu_chart(data) + errors_chart(data) + "</div>\n<h2>Results</h2>\n" + table_html(grid) +
-           "<h2>Error lines by signature</h2>\n" + signatures_html(data) + "</body>\n</html>\n";
+           metrics_html(data) + "<h2>Error lines by signature</h2>\n" + signatures_html(data) +
+           "</body>\n</html>\n";
     return out;
 }
 

@@ -162,9 +162,7 @@ Expected<ReportData> load(store::Database& db, const Selection& selection) {
                 return;
             cell = it->second;
         }
-        add_sample(data.cells[cell], facts.outcome, facts.guest_seconds, facts.wall_seconds,
-                   facts.host_cpu_percent, facts.error_count, facts.warning_count,
-                   facts.msize_negotiated, facts.cache_negotiated);
+        add_sample(data.cells[cell], facts);
     }));
     for (auto& result : data.cells)
         finish(result);

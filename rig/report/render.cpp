@@ -4,6 +4,7 @@
 
 #include "report/grid.hpp"
 #include "report/html.hpp"
+#include "report/metrics.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
@@ -108,7 +109,31 @@ std::string statistic_name(Test test) {
     return test == Test::welch ? "mean" : "median";
 }
 
-std::vector<std::string> comparison_cells(const std::vector<Comparison>& comparisons, size_t cell) {
+// The p column: the test's p, or why there is none.
+std::string decision_text(const Comparison& comparison) {
+    switch (comparison.decision) {
+    case Decision::tested:
+        return p_text(comparison.test->p);
+    case Decision::too_few:
+        break;
+    case Decision::identical:
+        return "identical";
+    case Decision::exactly_different:
+        return "exact";
+    }
+    return "n<2";
+}
+
+// The duration's gain as mmtests marks it; a metric's plain change, since rig cannot know
+// whether more of it is better.
+std::string marked_difference(const Comparison& comparison, const RenderOptions& options) {
+    return mark_gain(compared_metric(options).empty() ? comparison.gain_percent
+                                                      : comparison.change_percent,
+                     comparison.significant);
+}
+
+std::vector<std::string> comparison_cells(const std::vector<Comparison>& comparisons, size_t cell,
+                                          const RenderOptions& options) {
     if (comparisons.empty())
         return {};
     const Comparison& comparison = comparisons[cell];
@@ -120,20 +145,39 @@ std::vector<std::string> comparison_cells(const std::vector<Comparison>& compari
     case Role::compared:
         break;
     }
-    std::string p = comparison.test ? p_text(comparison.test->p) : "n<2";
-    return {mark_gain(comparison.gain_percent, comparison.significant), p,
+    return {marked_difference(comparison, options), decision_text(comparison),
             case_label(comparison.twin)};
 }
 
-std::vector<std::string> legend(const RenderOptions& options) {
+std::vector<std::string> legend(const RenderOptions& options,
+                                const std::vector<Comparison>& comparisons) {
     if (!options.baseline)
         return {};
-    return {fmt::format("gain vs {}: (base - cell) / base of the {} duration; positive is "
-                        "faster.",
-                        baseline_text(*options.baseline), statistic_name(options.test)),
-            fmt::format("*gain* is significant (two-sided {}, p < {}), (gain) is not; n<2: "
-                        "too few samples to test.",
-                        test_name(options.test), options.alpha)};
+    const std::string metric = compared_metric(options);
+    const std::string word = metric.empty() ? "gain" : "change";
+    std::vector<std::string> lines;
+    if (metric.empty())
+        lines.push_back(fmt::format("gain vs {}: (base - cell) / base of the {} duration; "
+                                    "positive is faster.",
+                                    baseline_text(*options.baseline),
+                                    statistic_name(options.test)));
+    else
+        lines.push_back(fmt::format("change vs {}: (cell - base) / base of the {} {}; positive "
+                                    "is more.",
+                                    baseline_text(*options.baseline), statistic_name(options.test),
+                                    metric));
+    lines.push_back(fmt::format("*{0}* is significant (two-sided {1}, p < {2}), ({0}) is not; "
+                                "n<2: too few samples to test.",
+                                word, test_name(options.test), options.alpha));
+    const bool exact = std::any_of(comparisons.begin(), comparisons.end(), [](const Comparison& c) {
+        return c.decision == Decision::identical || c.decision == Decision::exactly_different;
+    });
+    if (exact)
+        lines.push_back(fmt::format("exact: no spread on either side (every sample has the same "
+                                    "value) and the values differ, so *{}* without a test; "
+                                    "identical: no spread and the same value.",
+                                    word));
+    return lines;
 }
 
 Grid flat_grid(const ReportData& data, const std::vector<Comparison>& comparisons,
@@ -151,9 +195,16 @@ Grid flat_grid(const ReportData& data, const std::vector<Comparison>& comparison
     grid.columns.insert(grid.columns.end(), {{"duration", Align::right},
                                              {"mean ± sd", Align::right},
                                              {"n", Align::right},
-                                             {"host cpu", Align::right},
-                                             {"errors/warnings"},
-                                             {"outcomes"}});
+                                             {"host cpu", Align::right}});
+    // Chosen metrics show their n: a sample without a metric does not count.
+    const bool chosen = !options.metrics.empty();
+    auto metrics = metric_columns(data, options.metrics);
+    for (const auto& metric : metrics) {
+        grid.columns.push_back({metric.title, Align::right});
+        if (chosen)
+            grid.columns.push_back({"n", Align::right});
+    }
+    grid.columns.insert(grid.columns.end(), {{"errors/warnings"}, {"outcomes"}});
     if (options.baseline)
         grid.columns.insert(grid.columns.end(),
                             {{"vs " + baseline_text(*options.baseline), Align::right},
@@ -169,15 +220,22 @@ Grid flat_grid(const ReportData& data, const std::vector<Comparison>& comparison
                     msize_text(result), cache_text(result)});
         for (const auto& axis : extras)
             row.push_back(or_dash(result.cell.param(axis)));
-        row.insert(row.end(),
-                   {median_text(result), mean_sd_text(result), std::to_string(result.duration.n),
-                    cpu_text(result), errors_text(result), outcomes_text(result)});
-        auto compared = comparison_cells(comparisons, i);
+        row.insert(row.end(), {median_text(result), mean_sd_text(result),
+                               std::to_string(result.duration.n), cpu_text(result)});
+        for (const auto& metric : metrics) {
+            row.push_back(metric_median_text(result, metric.metric));
+            if (chosen) {
+                const MetricValues* values = find_metric(result, metric.metric);
+                row.push_back(std::to_string(values ? values->summary.n : 0));
+            }
+        }
+        row.insert(row.end(), {errors_text(result), outcomes_text(result)});
+        auto compared = comparison_cells(comparisons, i, options);
         row.insert(row.end(), compared.begin(), compared.end());
         grid.rows.push_back(std::move(row));
         grid.cells.push_back(i);
     }
-    grid.notes = legend(options);
+    grid.notes = legend(options, comparisons);
     return grid;
 }
 
@@ -255,6 +313,7 @@ Expected<Pivot> pivot(const ReportData& data, const RenderOptions& options) {
 Expected<Grid> pivot_grid(const ReportData& data, const std::vector<Comparison>& comparisons,
                           const RenderOptions& options) {
     auto table = RIG_TRY(pivot(data, options));
+    const std::string metric = compared_metric(options);
     Grid grid;
     for (const auto& key : options.rows)
         grid.columns.push_back({key});
@@ -269,17 +328,24 @@ Expected<Grid> pivot_grid(const ReportData& data, const std::vector<Comparison>&
                 continue;
             }
             const CellResult& result = data.cells[*cell];
-            std::string text = median_text(result) + " n=" + std::to_string(result.duration.n);
+            std::string text;
+            if (metric.empty()) {
+                text = median_text(result) + " n=" + std::to_string(result.duration.n);
+            } else {
+                const MetricValues* values = find_metric(result, metric);
+                text = metric_median_text(result, metric) +
+                       " n=" + std::to_string(values ? values->summary.n : 0);
+            }
             if (!comparisons.empty() && comparisons[*cell].role == Role::compared)
-                text += " " +
-                        mark_gain(comparisons[*cell].gain_percent, comparisons[*cell].significant);
+                text += " " + marked_difference(comparisons[*cell], options);
             row.push_back(text);
         }
         grid.rows.push_back(std::move(row));
     }
-    grid.notes.push_back("duration median and n; columns " + join(options.cols, " ") +
+    grid.notes.push_back((metric.empty() ? "duration" : metric) + " median and n; columns " +
+                         join(options.cols, " ") +
                          (options.rows.empty() ? "" : ", rows " + join(options.rows, " ")) + ".");
-    auto more = legend(options);
+    auto more = legend(options, comparisons);
     grid.notes.insert(grid.notes.end(), more.begin(), more.end());
     return grid;
 }
@@ -315,9 +381,51 @@ std::string number(double value) {
     return fmt::format("{}", value);
 }
 
+// What the comparison rests on: the test, or why none was needed.
+std::string method_name(const Comparison& comparison, Test test) {
+    switch (comparison.decision) {
+    case Decision::identical:
+        return "identical (spread 0)";
+    case Decision::exactly_different:
+        return "exactly different (spread 0)";
+    case Decision::tested:
+    case Decision::too_few:
+        break;
+    }
+    return test_name(test);
+}
+
+// Five columns per metric, sorted by name: unit, median, mean, sd and n; a cell whose
+// samples lack the metric has n 0 and nothing else.
+std::vector<std::string> metric_csv_header(const std::vector<std::string>& names) {
+    std::vector<std::string> header;
+    for (const auto& name : names)
+        for (const char* field : {"_unit", "_median", "_mean", "_sd", "_n"})
+            header.push_back(name + field);
+    return header;
+}
+
+std::vector<std::string> metric_csv_fields(const CellResult& result,
+                                           const std::vector<std::string>& names) {
+    std::vector<std::string> fields;
+    for (const auto& name : names) {
+        const MetricValues* values = find_metric(result, name);
+        if (!values) {
+            fields.insert(fields.end(), {"", "", "", "", "0"});
+            continue;
+        }
+        const core::Summary& s = values->summary;
+        fields.insert(fields.end(), {values->unit, number(s.median), number(s.mean),
+                                     s.n > 1 ? number(s.stddev) : "", std::to_string(s.n)});
+    }
+    return fields;
+}
+
 std::string csv_table(const ReportData& data, const std::vector<Comparison>& comparisons,
                       const RenderOptions& options) {
     auto extras = extra_axes(data);
+    auto metric_list = metric_names(data);
+    const std::string compared = compared_metric(options);
     std::vector<std::string> header{"case",   "run",
                                     "cell",   "kernel",
                                     "config", "fs",
@@ -329,10 +437,15 @@ std::string csv_table(const ReportData& data, const std::vector<Comparison>& com
           "duration_stddev_s", "duration_ci95_low_s", "duration_ci95_high_s", "host_cpu_percent",
           "errors", "warnings", "samples_with_errors", "outcomes"})
         header.push_back(column);
-    if (options.baseline)
+    if (options.baseline) {
         for (const char* column : {"baseline_case", "gain_percent", "change_percent", "test",
                                    "statistic", "df", "p", "significant"})
             header.push_back(column);
+        if (!compared.empty())
+            header.push_back("compared_metric");
+    }
+    auto metric_header = metric_csv_header(metric_list);
+    header.insert(header.end(), metric_header.begin(), metric_header.end());
     std::string out = csv_line(header);
     for (size_t i = 0; i < data.cells.size(); ++i) {
         const CellResult& result = data.cells[i];
@@ -367,7 +480,7 @@ std::string csv_table(const ReportData& data, const std::vector<Comparison>& com
                 std::string twin = case_label(c.twin);
                 row.insert(row.end(),
                            {twin.substr(0, twin.size() - 1), number(c.gain_percent),
-                            number(c.change_percent), test_name(options.test),
+                            number(c.change_percent), method_name(c, options.test),
                             c.test ? number(c.test->statistic) : "",
                             c.test && options.test == Test::welch ? number(c.test->df) : "",
                             c.test ? number(c.test->p) : "", c.significant ? "yes" : "no"});
@@ -375,7 +488,11 @@ std::string csv_table(const ReportData& data, const std::vector<Comparison>& com
                 row.insert(row.end(),
                            {c.role == Role::baseline ? "base" : "", "", "", "", "", "", "", ""});
             }
+            if (!compared.empty())
+                row.push_back(compared);
         }
+        auto metric_fields = metric_csv_fields(result, metric_list);
+        row.insert(row.end(), metric_fields.begin(), metric_fields.end());
         out += csv_line(row);
     }
     return out;
@@ -442,6 +559,18 @@ Json cell_json(const ReportData& data, size_t i) {
     return cell;
 }
 
+// The metrics a cell's samples have, by name; one they lack is absent, not 0.
+Json metrics_json(const CellResult& result) {
+    Json out = Json::object();
+    for (const auto& [name, values] : result.metrics) {
+        Json metric;
+        metric["unit"] = values.unit;
+        metric.update(summary_json(values.summary, false));
+        out[name] = std::move(metric);
+    }
+    return out;
+}
+
 Json comparison_json(const ReportData& data, const Comparison& c, Test test) {
     if (c.role == Role::baseline)
         return "base";
@@ -453,7 +582,7 @@ Json comparison_json(const ReportData& data, const Comparison& c, Test test) {
     out["statistic"] = statistic_name(test);
     out["gain_percent"] = c.gain_percent;
     out["change_percent"] = c.change_percent;
-    out["test"] = test_name(test);
+    out["test"] = method_name(c, test);
     if (c.test) {
         out["t_or_u"] = c.test->statistic;
         if (test == Test::welch)
@@ -507,10 +636,16 @@ Expected<std::string> json_report(const ReportData& data,
         out["baseline"] = baseline_text(*options.baseline);
         out["test"] = test_name(options.test);
         out["alpha"] = options.alpha;
+        if (!compared_metric(options).empty())
+            out["compared_metric"] = compared_metric(options);
     }
+    // Reports of samples without metrics read as they did before metrics existed.
+    const bool with_metrics = !metric_names(data).empty();
     out["cells"] = Json::array();
     for (size_t i = 0; i < data.cells.size(); ++i) {
         Json cell = cell_json(data, i);
+        if (with_metrics)
+            cell["metrics"] = metrics_json(data.cells[i]);
         if (options.baseline)
             cell["comparison"] = comparison_json(data, comparisons[i], options.test);
         out["cells"].push_back(std::move(cell));
@@ -647,6 +782,10 @@ std::string test_name(Test test) {
     return test == Test::welch ? "Welch's t-test" : "Mann-Whitney U";
 }
 
+std::string compared_metric(const RenderOptions& options) {
+    return options.metrics.empty() ? "" : options.metrics.front();
+}
+
 std::string format_seconds(double seconds) {
     if (seconds < 59.95) // above, "{:.1f}" would print 60.0s
         return fmt::format("{:.1f}s", seconds);
@@ -672,9 +811,11 @@ Expected<Grid> results_grid(const ReportData& data, const std::vector<Comparison
 }
 
 Expected<std::string> render(const ReportData& data, const RenderOptions& options) {
+    RIG_TRY(check_metrics(data, options.metrics));
     std::vector<Comparison> comparisons;
     if (options.baseline)
-        comparisons = RIG_TRY(compare(data, *options.baseline, options.test, options.alpha));
+        comparisons = RIG_TRY(compare(data, *options.baseline, options.test, options.alpha,
+                                      compared_metric(options)));
     if (options.format == Format::html)
         return render_html(data, comparisons, options);
     if (options.format == Format::json)

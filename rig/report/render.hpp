@@ -28,9 +28,13 @@ struct RenderOptions {
     std::vector<std::string> rows; // pivot: keys down the side (cache, msize)
     std::vector<std::string> cols; // pivot: keys across the top (kernel)
     std::string title;             // HTML <title> and heading; "" = from the runs
+    // Metrics shown (median and n) instead of the automatic 9p counter columns; the
+    // baseline and the pivot use the first instead of the duration.
+    std::vector<std::string> metrics;
 };
 
-// A usage error for an unknown key, a baseline no cell has, or an ambiguous pivot.
+// A usage error for an unknown key, a baseline no cell has, an ambiguous pivot or a
+// metric no cell has.
 Expected<std::string> render(const ReportData& data, const RenderOptions& options);
 
 // "12.3s", "20m 40s": durations as a mail reader expects them.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A deterministic results database for report tests, written through rig::store: the
 // quickstart matrix (2 kernels x msize x cache) with five samples per cell, the errors
-// seed 004 saw with cache=loose on the newer kernel, and a second, smaller run.
+// seed 004 saw with cache=loose on the newer kernel, and a second, smaller run. A second
+// database has the same run with 9p request counters and guest metrics on its samples.
 #pragma once
 
 #include "core/matrix.hpp"
@@ -60,6 +61,65 @@ inline core::Sample fixture_sample(const core::Cell& cell, size_t index, int rep
                           "\ncompilation terminated.\nmake: *** [Makefile:9: all] Error 1\n";
     }
     return sample;
+}
+
+// Counters as the host counts them: exact, the same in every repetition. deb-6.12 with
+// cache=loose sends 7 times the getattr requests of deb-6.1 and more walks; a small msize
+// takes five times the reads. The first cell's samples were counted by no one: they carry
+// guest metrics only. Guest CPU time varies from sample to sample.
+inline std::vector<core::Metric> fixture_metrics(const core::Cell& cell, size_t index,
+                                                 int repetition) {
+    const bool new_kernel = cell.kernel_name == "deb-6.12";
+    const bool loose = cell.cache() == "loose";
+    const bool small_msize = cell.msize() == 8192u;
+    const double noise[] = {0.03, -0.02, 0.01, 0.04, -0.01};
+    std::vector<core::Metric> metrics{
+        {"guest.cpu.system", (loose ? 0.7 : 1.0) + (new_kernel ? 0.2 : 0) + noise[repetition], "s"},
+        {"guest.cpu.user", 6.0 + noise[repetition], "s"}};
+    if (index == 0)
+        return metrics;
+    const double getattr = loose ? (new_kernel ? 1400 : 200) : 800;
+    const double walk = new_kernel && loose ? 1500 : 1200;
+    const double read = small_msize ? 2000 : 400;
+    const double lopen = 300, clunk = 300, other = 20;
+    metrics.insert(metrics.end(),
+                   {{"9p.work.requests", getattr + walk + read + lopen + clunk + other, "requests"},
+                    {"9p.work.getattr", getattr, "requests"},
+                    {"9p.work.walk", walk, "requests"},
+                    {"9p.work.read", read, "requests"},
+                    {"9p.work.lopen", lopen, "requests"},
+                    {"9p.work.clunk", clunk, "requests"},
+                    {"9p.work.other", other, "requests"},
+                    {"9p.work.read_bytes", read * 8192, "bytes"},
+                    {"9p.root.requests", 900, "requests"},
+                    {"noop/seconds", 0.5, "s"},
+                    {"noop/9p.work.requests", 40, "requests"}});
+    return metrics;
+}
+
+// Writes the counted fixture, one run, to `db_path` (which must not exist).
+inline void build_counted_fixture(const std::filesystem::path& db_path) {
+    auto scenario = spec::load_scenario(source_root() / "scenarios/quickstart.yaml");
+    ASSERT_TRUE(scenario) << scenario.error().message;
+    auto cells = core::expand(*scenario);
+    ASSERT_TRUE(cells) << cells.error().message;
+    auto db = store::Database::open(db_path);
+    ASSERT_TRUE(db) << db.error().message;
+    store::RunInfo run;
+    run.scenario_name = scenario->name;
+    run.scenario_text = scenario->text;
+    run.scenario_hash = "counted";
+    run.started_at = "2026-01-03T10:00:00Z";
+    auto run_id = (*db)->begin_run(run);
+    ASSERT_TRUE(run_id);
+    ASSERT_TRUE((*db)->add_cells(*run_id, *cells));
+    for (int repetition = 0; repetition < 5; ++repetition)
+        for (size_t i = 0; i < cells->size(); ++i) {
+            auto sample = fixture_sample((*cells)[i], i, repetition);
+            sample.metrics = fixture_metrics((*cells)[i], i, repetition);
+            ASSERT_TRUE((*db)->add_sample(*run_id, sample));
+        }
+    ASSERT_TRUE((*db)->finish_run(*run_id, "finished"));
 }
 
 // Writes the fixture to `db_path` (which must not exist).

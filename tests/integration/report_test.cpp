@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `rig report` on a database written through rig::store (golden files for every format,
-// filters, comparisons, errors), its HTML rendered by headless Chromium, and a report
-// over a database that a real `rig run` on QEMU produced.
+// filters, comparisons, errors), on one whose samples carry 9p counters (counter columns,
+// --metric with a baseline), its HTML rendered by headless Chromium, and a report over a
+// database that a real `rig run` on QEMU produced.
 #include "golden.hpp"
 #include "report_fixture.hpp"
 #include "rig_binary.hpp"
@@ -33,11 +34,37 @@ const fs::path& fixture_db() {
     return db;
 }
 
-std::string report(std::vector<std::string> args, int expected_exit = 0) {
-    args.insert(args.begin(), {"--db", fixture_db().string(), "report"});
+const fs::path& counted_db() {
+    static const fs::path db = [] {
+        fs::path path = scratch("counted") / "rig.db";
+        rig::test::build_counted_fixture(path);
+        return path;
+    }();
+    return db;
+}
+
+std::string report_of(const fs::path& db, std::vector<std::string> args, int expected_exit) {
+    args.insert(args.begin(), {"--db", db.string(), "report"});
     auto result = run_rig(args);
     EXPECT_EQ(result.exit_code, expected_exit) << result.out << result.err;
     return expected_exit == 0 ? result.out : result.err;
+}
+
+std::string report(std::vector<std::string> args, int expected_exit = 0) {
+    return report_of(fixture_db(), std::move(args), expected_exit);
+}
+
+std::string counted_report(std::vector<std::string> args, int expected_exit = 0) {
+    return report_of(counted_db(), std::move(args), expected_exit);
+}
+
+// The line of the text table that starts with the case label.
+std::string row_of(const std::string& text, const std::string& label) {
+    auto at = text.find("\n" + label + " ");
+    if (at == std::string::npos)
+        return "";
+    auto end = text.find('\n', at + 1);
+    return text.substr(at + 1, end - at - 1);
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -156,6 +183,99 @@ TEST(Report, BadInputIsAClearUsageError) {
     EXPECT_FALSE(fs::exists(missing)) << "a report must not create a database";
 }
 
+TEST(ReportCounters, TableGains9pRequestsAndTheMostDifferingTypes) {
+    auto text = counted_report({});
+    EXPECT_TRUE(contains(text, "host cpu  9p requests  getattr  read  walk  errors/warnings"))
+        << text;
+    EXPECT_TRUE(
+        std::regex_search(row_of(text, "A)"), std::regex(R"(~82%\s+n/a\s+n/a\s+n/a\s+n/a  none)")))
+        << row_of(text, "A)") << "\nuncounted samples are unknown, not 0";
+    EXPECT_TRUE(std::regex_search(row_of(text, "F)"),
+                                  std::regex(R"(~37%\s+5520\s+1400\s+2000\s+1500  6 errors)")))
+        << text;
+    EXPECT_TRUE(std::regex_search(row_of(text, "C)"),
+                                  std::regex(R"(~82%\s+3020\s+800\s+400\s+1200  none)")))
+        << text;
+    EXPECT_FALSE(contains(text, "clunk")) << "alike in every cell";
+}
+
+TEST(ReportCounters, MetricWithBaselineEndToEnd) {
+    auto text = counted_report({"--metric", "9p.work.getattr", "--baseline", "kernel=deb-6.1"});
+    EXPECT_TRUE(contains(text, "9p.work.getattr (requests)  n  errors/warnings")) << text;
+    EXPECT_FALSE(contains(text, "9p requests")) << text;
+    // Counts do not vary between repetitions: the answer is exact, without a test.
+    EXPECT_TRUE(std::regex_search(row_of(text, "F)"),
+                                  std::regex(R"(1400\s+5\s+.*\* 600\.00%\*\s+exact\s+B\)$)")))
+        << text;
+    EXPECT_TRUE(std::regex_search(row_of(text, "G)"),
+                                  std::regex(R"(800\s+5\s+.*\(   0\.00%\)\s+identical\s+C\)$)")))
+        << text;
+    EXPECT_TRUE(std::regex_search(row_of(text, "E)"), std::regex(R"(800\s+5\s+.*\s-$)")))
+        << row_of(text, "E)") << "\nits twin A) has no count";
+    EXPECT_TRUE(std::regex_search(row_of(text, "A)"), std::regex(R"(n/a\s+0\s+none)")))
+        << row_of(text, "A)");
+    EXPECT_TRUE(contains(text, "change vs kernel=deb-6.1: (cell - base) / base of the mean "
+                               "9p.work.getattr; positive is more."))
+        << text;
+    EXPECT_TRUE(contains(text, "exact: no spread on either side")) << text;
+    EXPECT_FALSE(contains(text, "nan")) << text;
+
+    // Guest CPU time varies: Mann-Whitney tests it, 5 against 5 all apart (p = 2/252).
+    text = counted_report(
+        {"--metric", "guest.cpu.system", "--baseline", "kernel=deb-6.1", "--test", "mann-whitney"});
+    EXPECT_TRUE(std::regex_search(row_of(text, "G)"),
+                                  std::regex(R"(1\.21\s+5\s+.*\*  19\.80%\*\s+0\.008\s+C\)$)")))
+        << text;
+    EXPECT_TRUE(contains(text, "of the median guest.cpu.system")) << text;
+
+    auto pivot = counted_report({"--metric", "9p.work.getattr", "--baseline", "kernel=deb-6.1",
+                                 "--rows", "msize,cache", "--cols", "kernel"});
+    EXPECT_TRUE(contains(pivot, "200 n=5  1400 n=5 * 600.00%*")) << pivot;
+    EXPECT_TRUE(contains(pivot, "9p.work.getattr median and n")) << pivot;
+}
+
+TEST(ReportCounters, MetricsRepeatedOrCommaSeparated) {
+    auto text = counted_report({"--metric", "9p.work.getattr,9p.work.walk", "--metric",
+                                "noop/seconds", "--metric", "9p.work.walk"});
+    EXPECT_TRUE(contains(text, "9p.work.getattr (requests)  n  9p.work.walk (requests)  n  "
+                               "noop/seconds  n  errors/warnings"))
+        << text;
+    auto error = counted_report({"--metric", "9p.work.getatr"}, 2);
+    EXPECT_TRUE(contains(error, "--metric 9p.work.getatr: no selected cell has it; did you mean "
+                                "'9p.work.getattr'?"))
+        << error;
+    error = report({"--run", "1", "--metric", "9p.work.requests"}, 2);
+    EXPECT_TRUE(contains(error, "no sample of the selected cells has metrics")) << error;
+}
+
+TEST(ReportCounters, CsvJsonAndHtmlCarryEveryMetric) {
+    auto csv = counted_report(
+        {"--format", "csv", "--metric", "9p.work.getattr", "--baseline", "kernel=deb-6.1"});
+    auto header = csv.substr(0, csv.find('\n'));
+    for (const char* column :
+         {",compared_metric,", ",9p.root.requests_unit,9p.root.requests_median,",
+          ",guest.cpu.user_n,", ",noop/9p.work.requests_median,", ",noop/seconds_sd,"})
+        EXPECT_TRUE(contains(header, column)) << column << " not in " << header;
+    EXPECT_TRUE(contains(csv, ",exactly different (spread 0),,,,yes,9p.work.getattr,")) << csv;
+
+    auto json = nlohmann::json::parse(counted_report({"--format", "json"}));
+    ASSERT_EQ(json["cells"].size(), 8u);
+    EXPECT_FALSE(json["cells"][0]["metrics"].contains("9p.work.requests"));
+    EXPECT_EQ(json["cells"][0]["metrics"]["guest.cpu.user"]["n"], 5);
+    const auto& b = json["cells"][1]["metrics"];
+    EXPECT_EQ(b.size(), 13u);
+    EXPECT_EQ(b["9p.work.requests"]["median"], 4020.0);
+    EXPECT_EQ(b["9p.work.requests"]["stddev"], 0.0);
+    EXPECT_EQ(b["noop/9p.work.requests"]["unit"], "requests");
+    EXPECT_EQ(b["9p.work.read_bytes"]["median"], 2000.0 * 8192);
+
+    fs::path page = scratch("counted-html") / "report.html";
+    counted_report({"--format", "html", "-o", page.string()});
+    auto html = rig::test::read_text(page);
+    EXPECT_TRUE(contains(html, "<details id=\"metrics\"><summary>13 metrics per case")) << html;
+    EXPECT_TRUE(contains(html, "<th class=\"num\">9p requests</th>"));
+}
+
 // Chromium parses the page, lays it out and serializes the DOM it built: the table rows
 // and SVG elements must be there, and a screenshot of the page must not be blank.
 TEST(ReportHtml, RendersInHeadlessChromium) {
@@ -231,9 +351,11 @@ TEST(ReportOfRealRun, ReadsLikeSeed004) {
     auto text = run_rig({"--db", db.string(), "report"});
     ASSERT_EQ(text.exit_code, 0) << text.err;
     EXPECT_TRUE(contains(text.out, "run-ok, run 1 (finished")) << text.out;
+    // Counter columns (9p requests, request types) sit between host CPU and errors when
+    // the samples carry counters.
     EXPECT_TRUE(std::regex_search(
         text.out, std::regex(R"(A\)\s+deb-6\.1\s+debian\s+9p\s+4186112→512000\s+loose\s+)"
-                             R"(\d+\.\ds\s+-\s+1\s+~\d+%\s+none\s+1 ok)")))
+                             R"(\d+\.\ds\s+-\s+1\s+~\d+%(\s+\d+)*\s+none\s+1 ok)")))
         << text.out;
     EXPECT_TRUE(std::regex_search(
         text.out, std::regex(R"(B\)\s+deb-6\.1\s+debian\s+virtiofs\s+-\s+auto\s+\d+\.\ds)")))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of report/load and the store queries behind it: selection of runs and cells,
-// filters, sample summaries and error signatures with their first occurrence.
+// filters, sample summaries, metrics and error signatures with their first occurrence.
 #include "report/load.hpp"
 #include "temp_dir.hpp"
 
@@ -198,4 +198,58 @@ TEST_F(Load, ClearErrors) {
     selection.where = {};
     selection.cells = {"ffff"};
     EXPECT_FALSE(report::load(*m_db, selection));
+}
+
+TEST_F(Load, MetricsArriveWithTheirSampleAndOnlyMeasuredOnesCount) {
+    store::RunInfo run;
+    run.scenario_name = "counted";
+    int64_t counted = *m_db->begin_run(run);
+    ASSERT_TRUE(m_db->add_cells(
+        counted, {make("aaaa00000001", "old", "loose"), make("bbbb00000002", "new", "loose")}));
+    for (int repetition = 0; repetition < 3; ++repetition) {
+        auto s = sample("aaaa00000001", repetition, 10);
+        // Stored out of name order: they come back sorted.
+        s.metrics = {{"9p.work.walk", 40.0 + repetition, "requests"},
+                     {"9p.work.requests", 100.0 + repetition, "requests"},
+                     {"noop/seconds", 0.5, "s"}};
+        ASSERT_TRUE(m_db->add_sample(counted, s));
+    }
+    ASSERT_TRUE(m_db->add_sample(counted, sample("bbbb00000002", 0, 12))); // no metrics
+    auto failed = sample("bbbb00000002", 1, 0);
+    failed.outcome = core::Outcome::workload_failed;
+    failed.metrics = {{"9p.work.requests", 7, "requests"}};
+    ASSERT_TRUE(m_db->add_sample(counted, failed));
+
+    std::vector<store::SampleFacts> facts;
+    ASSERT_TRUE(m_db->sample_facts({counted},
+                                   [&](const store::SampleFacts& one) { facts.push_back(one); }));
+    ASSERT_EQ(facts.size(), 5u) << "each sample once, with or without metrics";
+    size_t with_three = 0, with_none = 0;
+    for (const auto& one : facts) {
+        if (one.metrics.size() == 3) {
+            ++with_three;
+            EXPECT_EQ(one.cell_id, "aaaa00000001");
+            EXPECT_EQ(one.metrics[0].name, "9p.work.requests");
+            EXPECT_EQ(one.metrics[1].name, "9p.work.walk");
+            EXPECT_EQ(one.metrics[2].name, "noop/seconds");
+            EXPECT_EQ(one.metrics[2].unit, "s");
+            EXPECT_EQ(one.metrics[0].value - 100, one.metrics[1].value - 40) << "one sample's";
+        }
+        with_none += one.metrics.empty();
+    }
+    EXPECT_EQ(with_three, 3u);
+    EXPECT_EQ(with_none, 1u);
+
+    report::Selection selection;
+    selection.runs = {counted};
+    auto data = report::load(*m_db, selection);
+    ASSERT_TRUE(data) << data.error().message;
+    const auto* requests = report::find_metric(data->cells[0], "9p.work.requests");
+    ASSERT_NE(requests, nullptr);
+    EXPECT_EQ(requests->unit, "requests");
+    EXPECT_EQ(requests->summary.n, 3u);
+    EXPECT_DOUBLE_EQ(requests->summary.median, 101);
+    EXPECT_DOUBLE_EQ(requests->summary.stddev, 1);
+    EXPECT_EQ(report::find_metric(data->cells[1], "9p.work.requests"), nullptr)
+        << "a failed workload's partial count is not a figure, and no count is not 0";
 }

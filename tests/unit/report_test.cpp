@@ -227,9 +227,15 @@ report::ReportData comparison_data() {
             result.cell = cell("id" + std::to_string(index++), kernel,
                                {{"fs", "9p"}, {"msize", "512000"}, {"cache", cache}});
             double base = kernel == "new" && cache == "loose" ? 13 : 10;
-            for (double n : noise)
-                report::add_sample(result, core::Outcome::ok, base + n, base + n, 50, 0, 0, 512000,
-                                   cache);
+            for (double n : noise) {
+                store::SampleFacts facts;
+                facts.outcome = core::Outcome::ok;
+                facts.guest_seconds = facts.wall_seconds = base + n;
+                facts.host_cpu_percent = 50;
+                facts.msize_negotiated = 512000;
+                facts.cache_negotiated = cache;
+                report::add_sample(result, facts);
+            }
             report::finish(result);
         }
     return data;
@@ -246,7 +252,7 @@ TEST(Render, MarkGainAsMmtestsDoes) {
 
 TEST(Render, BaselineTwinsAndSignificance) {
     auto data = comparison_data();
-    auto comparisons = compare(data, {"kernel", "old"}, report::Test::welch, 0.05);
+    auto comparisons = compare(data, {"kernel", "old"}, report::Test::welch, 0.05, "");
     ASSERT_TRUE(comparisons) << comparisons.error().message;
     ASSERT_EQ(comparisons->size(), 4u);
     EXPECT_EQ((*comparisons)[0].role, Role::baseline);
@@ -264,8 +270,8 @@ TEST(Render, BaselineTwinsAndSignificance) {
     ASSERT_TRUE(none.test);
     EXPECT_DOUBLE_EQ(none.test->p, 1.0);
 
-    EXPECT_FALSE(compare(data, {"kernel", "missing"}, report::Test::welch, 0.05));
-    EXPECT_FALSE(compare(data, {"colour", "red"}, report::Test::welch, 0.05));
+    EXPECT_FALSE(compare(data, {"kernel", "missing"}, report::Test::welch, 0.05, ""));
+    EXPECT_FALSE(compare(data, {"colour", "red"}, report::Test::welch, 0.05, ""));
     EXPECT_FALSE(parse_baseline("kernel"));
     EXPECT_EQ(parse_baseline("kernel=a=b")->value, "a=b");
 }
