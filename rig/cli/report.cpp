@@ -92,6 +92,8 @@ Expected<std::string> build_report(const GlobalOptions& global,
         render.view == report::View::errors || render.format == report::Format::html;
     selection.signatures = signatures ? report::Signatures::load : report::Signatures::skip;
     selection.results_dir = global.db.parent_path().empty() ? "." : global.db.parent_path();
+    selection.metrics = report::metrics_shown(render);
+    selection.chosen_metrics = render.metrics;
     auto db = RIG_TRY(store::Database::open(global.db));
     auto data = RIG_TRY(report::load(*db, selection));
     std::string out;

@@ -24,6 +24,14 @@ struct RunHeader {
     std::string status;
 };
 
+// Which of the samples' metrics a report reads. Reading takes time in proportion to the
+// metric rows read: a table reads only the metrics it shows.
+enum class MetricsRead {
+    none,  // the error views
+    table, // the 9p counters of the share under test, or the metrics --metric chose
+    all,   // CSV, JSON and HTML, which carry every metric
+};
+
 // One metric of one cell: its values in the measured samples that carry it. A sample
 // without the metric adds nothing, so a cell none of whose samples has it has no entry:
 // unknown, never zero.

@@ -2,6 +2,7 @@
 // Report data from the results database.
 #include "report/load.hpp"
 
+#include "report/metrics.hpp"
 #include "util/file.hpp"
 
 #include <algorithm>
@@ -117,6 +118,29 @@ void group_signatures(ReportData& data, const std::vector<store::SignatureCount>
                      });
 }
 
+std::vector<std::string> prefixes_to_read(const Selection& selection) {
+    switch (selection.metrics) {
+    case MetricsRead::none:
+        return {};
+    case MetricsRead::table:
+        return table_metric_prefixes(selection.chosen_metrics);
+    case MetricsRead::all:
+        break;
+    }
+    return {""};
+}
+
+// A chosen metric the data lacks may be a typo: the names the runs' samples carry tell,
+// and they are read only then, since that reads every metric row.
+Expected<void> check_chosen(store::Database& db, const std::vector<int64_t>& run_ids,
+                            const ReportData& data, const std::vector<std::string>& chosen) {
+    auto loaded = metric_names(data);
+    for (const auto& metric : chosen)
+        if (!std::binary_search(loaded.begin(), loaded.end(), metric))
+            return check_metrics(RIG_TRY(db.metric_names(run_ids)), chosen);
+    return {};
+}
+
 } // namespace
 
 Expected<ReportData> load(store::Database& db, const Selection& selection) {
@@ -149,7 +173,8 @@ Expected<ReportData> load(store::Database& db, const Selection& selection) {
     if (one_run)
         for (size_t i = 0; i < data.cells.size(); ++i)
             by_cell_id[data.cells[i].cell.id] = i;
-    RIG_TRY(db.sample_facts(run_ids, [&](const store::SampleFacts& facts) {
+    const auto prefixes = prefixes_to_read(selection);
+    RIG_TRY(db.sample_facts(run_ids, prefixes, [&](const store::SampleFacts& facts) {
         size_t cell = 0;
         if (one_run) {
             auto it = by_cell_id.find(facts.cell_id);
@@ -166,6 +191,7 @@ Expected<ReportData> load(store::Database& db, const Selection& selection) {
     }));
     for (auto& result : data.cells)
         finish(result);
+    RIG_TRY(check_chosen(db, run_ids, data, selection.chosen_metrics));
 
     if (selection.signatures == Signatures::load)
         group_signatures(data, RIG_TRY(db.signature_counts(run_ids)), index_of,

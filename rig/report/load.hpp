@@ -25,9 +25,13 @@ struct Selection {
     // Where `rig run` kept the logs (runs/RUN/CELL/REP/console.log), for excerpts; the
     // stored evidence is used first, and "" skips the files.
     std::filesystem::path results_dir;
+    MetricsRead metrics = MetricsRead::all;
+    // --metric: a table reads only these, and a name no sample of the runs has is a usage
+    // error.
+    std::vector<std::string> chosen_metrics;
 };
 
-// A usage error names the unknown run, key or cell, or says that nothing matched.
+// A usage error names the unknown run, key, cell or metric, or says that nothing matched.
 Expected<ReportData> load(store::Database& db, const Selection& selection);
 
 } // namespace rig::report

@@ -14,7 +14,6 @@ namespace rig::report {
 
 namespace {
 
-constexpr std::string_view k_work_prefix = "9p.work.";
 constexpr size_t k_type_columns = 3;
 
 // Totals of the share, not request types.
@@ -102,8 +101,12 @@ std::vector<MetricColumn> metric_columns(const ReportData& data,
     return columns;
 }
 
-Expected<void> check_metrics(const ReportData& data, const std::vector<std::string>& chosen) {
-    auto names = metric_names(data);
+std::vector<std::string> table_metric_prefixes(const std::vector<std::string>& chosen) {
+    return chosen.empty() ? std::vector<std::string>{std::string(k_work_prefix)} : chosen;
+}
+
+Expected<void> check_metrics(const std::vector<std::string>& names,
+                             const std::vector<std::string>& chosen) {
     for (const auto& metric : chosen) {
         if (std::binary_search(names.begin(), names.end(), metric))
             continue;

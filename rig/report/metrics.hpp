@@ -15,6 +15,7 @@ namespace rig::report {
 // Requests on the share under test, counted on the host; its request types are
 // "9p.work.<type>".
 inline constexpr std::string_view k_work_requests = "9p.work.requests";
+inline constexpr std::string_view k_work_prefix = "9p.work.";
 
 struct MetricColumn {
     std::string title;
@@ -39,9 +40,13 @@ std::vector<std::string> most_differing_types(const ReportData& data, size_t at_
 std::vector<MetricColumn> metric_columns(const ReportData& data,
                                          const std::vector<std::string>& chosen);
 
-// A usage error for a chosen metric that no selected cell has: the name it is a typo of,
-// or else every name that exists.
-Expected<void> check_metrics(const ReportData& data, const std::vector<std::string>& chosen);
+// The metric name prefixes a table shows: the chosen metrics, else the share's counters.
+std::vector<std::string> table_metric_prefixes(const std::vector<std::string>& chosen);
+
+// A usage error for a chosen metric that is not among `known`, the names the selected
+// cells carry: the name it is a typo of, or else every known name.
+Expected<void> check_metrics(const std::vector<std::string>& known,
+                             const std::vector<std::string>& chosen);
 
 // A cell's median of the metric, or "n/a" when none of its samples has it: unknown,
 // never 0.

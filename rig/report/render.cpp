@@ -810,8 +810,16 @@ Expected<Grid> results_grid(const ReportData& data, const std::vector<Comparison
     return pivot_grid(data, comparisons, options);
 }
 
+MetricsRead metrics_shown(const RenderOptions& options) {
+    if (options.format == Format::csv || options.format == Format::json)
+        return options.view == View::errors ? MetricsRead::none : MetricsRead::all;
+    if (options.format == Format::html)
+        return MetricsRead::all;
+    return options.view == View::errors ? MetricsRead::none : MetricsRead::table;
+}
+
 Expected<std::string> render(const ReportData& data, const RenderOptions& options) {
-    RIG_TRY(check_metrics(data, options.metrics));
+    RIG_TRY(check_metrics(metric_names(data), options.metrics));
     std::vector<Comparison> comparisons;
     if (options.baseline)
         comparisons = RIG_TRY(compare(data, *options.baseline, options.test, options.alpha,

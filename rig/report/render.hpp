@@ -33,6 +33,9 @@ struct RenderOptions {
     std::vector<std::string> metrics;
 };
 
+// The metrics a render with these options shows, so that a caller reads no others.
+MetricsRead metrics_shown(const RenderOptions& options);
+
 // A usage error for an unknown key, a baseline no cell has, an ambiguous pivot or a
 // metric no cell has.
 Expected<std::string> render(const ReportData& data, const RenderOptions& options);

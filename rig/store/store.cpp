@@ -4,6 +4,7 @@
 
 #include "store/schema.hpp"
 
+#include <algorithm>
 #include <concepts>
 #include <cstdio>
 #include <map>
@@ -113,6 +114,12 @@ public:
         while (RIG_TRY(step())) {
         }
         return {};
+    }
+
+    // Binds ?index alone, for statements whose number of parameters depends on the input.
+    template <typename T> Statement& bind_at(int index, const T& value) {
+        bind_one(index, value);
+        return *this;
     }
 
     // Makes the statement ready to bind and run again, to insert many rows with one plan.
@@ -622,20 +629,58 @@ std::string id_array(const std::vector<int64_t>& ids) {
     return out + "]";
 }
 
+// Prefixes without those another one covers, so that no metric is read twice; {""} for
+// every metric.
+std::vector<std::string> distinct_prefixes(std::vector<std::string> prefixes) {
+    std::sort(prefixes.begin(), prefixes.end());
+    std::vector<std::string> out;
+    for (auto& prefix : prefixes)
+        if (out.empty() || prefix.rfind(out.back(), 0) != 0)
+            out.push_back(std::move(prefix));
+    return out;
+}
+
+// The metric columns of sample_facts' query and the join that reads them: none, every
+// metric, or a range of the index per prefix (?2, ?3, ...). A name that starts with a
+// prefix sorts below the prefix followed by the highest code point, U+10FFFF. One prefix,
+// the table's usual case, needs no VALUES table, which costs a scan per sample; SQLite
+// finds no range in an OR of ranges.
+std::string metrics_join(const std::vector<std::string>& prefixes) {
+    if (prefixes.empty())
+        return "NULL, NULL, NULL FROM samples s";
+    const std::string columns = "m.name, m.value, m.unit FROM samples s ";
+    if (prefixes.front().empty())
+        return columns + "LEFT JOIN metrics m ON m.sample_id = s.id";
+    if (prefixes.size() == 1)
+        return columns + "LEFT JOIN metrics m ON m.sample_id = s.id AND m.name >= ?2 "
+                         "AND m.name < ?2 || char(1114111)";
+    std::string values;
+    for (size_t i = 0; i < prefixes.size(); ++i)
+        values += (i ? ", (?" : "(?") + std::to_string(i + 2) + ")";
+    return columns + "LEFT JOIN (VALUES " + values +
+           ") p LEFT JOIN metrics m ON m.sample_id = s.id AND m.name >= p.column1 "
+           "AND m.name < p.column1 || char(1114111)";
+}
+
 } // namespace
 
 Expected<void> Database::sample_facts(const std::vector<int64_t>& run_ids,
+                                      const std::vector<std::string>& metric_prefixes,
                                       const std::function<void(const SampleFacts&)>& visit) {
     // One row per metric, and one for a sample without any. SQLite runs a LEFT JOIN's left
     // table as the outer loop, so a sample's rows arrive together; both sides are read
     // from covering indexes (samples_for_reports, metrics_for_reports).
+    const auto prefixes = distinct_prefixes(metric_prefixes);
     auto select = RIG_TRY(Statement::prepare(
         *m_impl, "SELECT s.id, s.run_id, s.cell_id, s.outcome, s.guest_seconds, "
                  "s.wall_seconds, s.host_cpu_percent, s.error_count, s.warning_count, "
-                 "s.msize_negotiated, s.cache_negotiated, m.name, m.value, m.unit "
-                 "FROM samples s LEFT JOIN metrics m ON m.sample_id = s.id "
-                 "WHERE s.run_id IN (SELECT value FROM json_each(?1))"));
+                 "s.msize_negotiated, s.cache_negotiated, " +
+                     metrics_join(prefixes) +
+                     " WHERE s.run_id IN (SELECT value FROM json_each(?1))"));
     select.bind(id_array(run_ids));
+    if (!prefixes.empty() && !prefixes.front().empty())
+        for (size_t i = 0; i < prefixes.size(); ++i)
+            select.bind_at(static_cast<int>(i + 2), prefixes[i]);
     // Outcomes repeat; parse each spelling once rather than once per sample.
     std::map<std::string, core::Outcome, std::less<>> outcomes;
     SampleFacts facts;
@@ -679,6 +724,17 @@ Expected<void> Database::sample_facts(const std::vector<int64_t>& run_ids,
     if (sample_id)
         visit(facts);
     return {};
+}
+
+Expected<std::vector<std::string>> Database::metric_names(const std::vector<int64_t>& run_ids) {
+    auto select = RIG_TRY(Statement::prepare(
+        *m_impl, "SELECT DISTINCT m.name FROM samples s JOIN metrics m ON m.sample_id = s.id "
+                 "WHERE s.run_id IN (SELECT value FROM json_each(?1)) ORDER BY m.name"));
+    select.bind(id_array(run_ids));
+    std::vector<std::string> out;
+    while (RIG_TRY(select.step()))
+        out.push_back(select.text(0));
+    return out;
 }
 
 Expected<std::vector<SignatureCount>>

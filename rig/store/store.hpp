@@ -189,11 +189,18 @@ public:
     Expected<int64_t> add_sample(int64_t run_id, const core::Sample& sample);
     // In insertion order, with their lines and metrics.
     Expected<std::vector<core::Sample>> samples(int64_t run_id);
-    // Hands the report's columns of every sample of these runs, with its metrics, to
-    // `visit`, one sample at a time and in no particular order, so that a million samples
-    // need no million-row vector. One query reads them all.
+    // Hands the report's columns of every sample of these runs to `visit`, one sample at a
+    // time and in no particular order, so that a million samples need no million-row
+    // vector. Each comes with its metrics whose names start with one of `metric_prefixes`:
+    // "" takes every metric, no prefix none, and a name is its own prefix. One query reads
+    // them all; each prefix is a range of the metrics index, so that a table that shows a
+    // few metrics reads only those.
     Expected<void> sample_facts(const std::vector<int64_t>& run_ids,
+                                const std::vector<std::string>& metric_prefixes,
                                 const std::function<void(const SampleFacts&)>& visit);
+    // The names of the metrics that samples of these runs carry, sorted. It reads every
+    // metric row of the runs: for error messages, not for reports.
+    Expected<std::vector<std::string>> metric_names(const std::vector<int64_t>& run_ids);
     // Signatures per (run, cell, severity), ordered by run, cell and first occurrence.
     Expected<std::vector<SignatureCount>> signature_counts(const std::vector<int64_t>& run_ids);
     // Samples a resumed run must not repeat: every stored one except the aborted.

@@ -4,6 +4,7 @@
 #include "report/load.hpp"
 #include "temp_dir.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <gtest/gtest.h>
 
@@ -69,6 +70,43 @@ protected:
         ASSERT_TRUE(m_db->add_sample(m_other, sample("aaaa00000001", 0, 99)));
     }
 
+    // A third run whose old cell has three samples with metrics (stored out of name
+    // order), and whose new cell has one sample without and a failed one with a count.
+    int64_t add_counted_run() {
+        store::RunInfo run;
+        run.scenario_name = "counted";
+        int64_t counted = *m_db->begin_run(run);
+        EXPECT_TRUE(m_db->add_cells(
+            counted, {make("aaaa00000001", "old", "loose"), make("bbbb00000002", "new", "loose")}));
+        for (int repetition = 0; repetition < 3; ++repetition) {
+            auto s = sample("aaaa00000001", repetition, 10);
+            s.metrics = {{"9p.work.walk", 40.0 + repetition, "requests"},
+                         {"9p.work.requests", 100.0 + repetition, "requests"},
+                         {"noop/seconds", 0.5, "s"}};
+            EXPECT_TRUE(m_db->add_sample(counted, s));
+        }
+        EXPECT_TRUE(m_db->add_sample(counted, sample("bbbb00000002", 0, 12)));
+        auto failed = sample("bbbb00000002", 1, 0);
+        failed.outcome = core::Outcome::workload_failed;
+        failed.metrics = {{"9p.work.requests", 7, "requests"}};
+        EXPECT_TRUE(m_db->add_sample(counted, failed));
+        return counted;
+    }
+
+    // The metric names of each sample sample_facts hands over, sorted by sample.
+    std::vector<std::vector<std::string>> names_read(int64_t run,
+                                                     const std::vector<std::string>& prefixes) {
+        std::vector<std::vector<std::string>> out;
+        auto read = m_db->sample_facts({run}, prefixes, [&](const store::SampleFacts& one) {
+            auto& names = out.emplace_back();
+            for (const auto& metric : one.metrics)
+                names.push_back(metric.name);
+        });
+        EXPECT_TRUE(read) << read.error().message;
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+
     test::TempDir m_dir;
     std::unique_ptr<store::Database> m_db;
     int64_t m_run = 0;
@@ -80,10 +118,10 @@ protected:
 TEST_F(Load, SampleFactsOfSeveralRuns) {
     std::vector<store::SampleFacts> facts;
     auto collect = [&](const store::SampleFacts& one) { facts.push_back(one); };
-    ASSERT_TRUE(m_db->sample_facts({m_run, m_other}, collect));
+    ASSERT_TRUE(m_db->sample_facts({m_run, m_other}, {}, collect));
     EXPECT_EQ(facts.size(), 5u);
     facts.clear();
-    ASSERT_TRUE(m_db->sample_facts({m_other}, collect));
+    ASSERT_TRUE(m_db->sample_facts({m_other}, {}, collect));
     ASSERT_EQ(facts.size(), 1u);
     EXPECT_EQ(facts.front().guest_seconds, 99);
     EXPECT_EQ(facts.front().msize_negotiated, 512000u);
@@ -201,27 +239,9 @@ TEST_F(Load, ClearErrors) {
 }
 
 TEST_F(Load, MetricsArriveWithTheirSampleAndOnlyMeasuredOnesCount) {
-    store::RunInfo run;
-    run.scenario_name = "counted";
-    int64_t counted = *m_db->begin_run(run);
-    ASSERT_TRUE(m_db->add_cells(
-        counted, {make("aaaa00000001", "old", "loose"), make("bbbb00000002", "new", "loose")}));
-    for (int repetition = 0; repetition < 3; ++repetition) {
-        auto s = sample("aaaa00000001", repetition, 10);
-        // Stored out of name order: they come back sorted.
-        s.metrics = {{"9p.work.walk", 40.0 + repetition, "requests"},
-                     {"9p.work.requests", 100.0 + repetition, "requests"},
-                     {"noop/seconds", 0.5, "s"}};
-        ASSERT_TRUE(m_db->add_sample(counted, s));
-    }
-    ASSERT_TRUE(m_db->add_sample(counted, sample("bbbb00000002", 0, 12))); // no metrics
-    auto failed = sample("bbbb00000002", 1, 0);
-    failed.outcome = core::Outcome::workload_failed;
-    failed.metrics = {{"9p.work.requests", 7, "requests"}};
-    ASSERT_TRUE(m_db->add_sample(counted, failed));
-
+    int64_t counted = add_counted_run();
     std::vector<store::SampleFacts> facts;
-    ASSERT_TRUE(m_db->sample_facts({counted},
+    ASSERT_TRUE(m_db->sample_facts({counted}, {""},
                                    [&](const store::SampleFacts& one) { facts.push_back(one); }));
     ASSERT_EQ(facts.size(), 5u) << "each sample once, with or without metrics";
     size_t with_three = 0, with_none = 0;
@@ -229,7 +249,7 @@ TEST_F(Load, MetricsArriveWithTheirSampleAndOnlyMeasuredOnesCount) {
         if (one.metrics.size() == 3) {
             ++with_three;
             EXPECT_EQ(one.cell_id, "aaaa00000001");
-            EXPECT_EQ(one.metrics[0].name, "9p.work.requests");
+            EXPECT_EQ(one.metrics[0].name, "9p.work.requests") << "sorted by name";
             EXPECT_EQ(one.metrics[1].name, "9p.work.walk");
             EXPECT_EQ(one.metrics[2].name, "noop/seconds");
             EXPECT_EQ(one.metrics[2].unit, "s");
@@ -252,4 +272,63 @@ TEST_F(Load, MetricsArriveWithTheirSampleAndOnlyMeasuredOnesCount) {
     EXPECT_DOUBLE_EQ(requests->summary.stddev, 1);
     EXPECT_EQ(report::find_metric(data->cells[1], "9p.work.requests"), nullptr)
         << "a failed workload's partial count is not a figure, and no count is not 0";
+}
+
+TEST_F(Load, MetricPrefixesReadOnlyWhatIsAsked) {
+    int64_t counted = add_counted_run();
+    using Names = std::vector<std::vector<std::string>>;
+    const std::vector<std::string> all{"9p.work.requests", "9p.work.walk", "noop/seconds"};
+    EXPECT_EQ(names_read(counted, {""}), (Names{{}, {"9p.work.requests"}, all, all, all}));
+    EXPECT_EQ(names_read(counted, {}), (Names{{}, {}, {}, {}, {}}));
+    const std::vector<std::string> work{"9p.work.requests", "9p.work.walk"};
+    EXPECT_EQ(names_read(counted, {"9p.work."}),
+              (Names{{}, {"9p.work.requests"}, work, work, work}));
+    EXPECT_EQ(names_read(counted, {"noop/seconds", "9p.work.walk"}),
+              (Names{{},
+                     {},
+                     {"9p.work.walk", "noop/seconds"},
+                     {"9p.work.walk", "noop/seconds"},
+                     {"9p.work.walk", "noop/seconds"}}));
+    // Overlapping prefixes read a metric once.
+    EXPECT_EQ(names_read(counted, {"9p.work.walk", "9p.", "9p.work."}),
+              (Names{{}, {"9p.work.requests"}, work, work, work}));
+    EXPECT_EQ(names_read(counted, {"9p.work.wal"}),
+              (Names{{}, {}, {"9p.work.walk"}, {"9p.work.walk"}, {"9p.work.walk"}}));
+    EXPECT_EQ(*m_db->metric_names({counted}), all);
+    EXPECT_TRUE(m_db->metric_names({m_run})->empty());
+}
+
+TEST_F(Load, TablesReadOnlyTheMetricsTheyShow) {
+    report::Selection selection;
+    selection.runs = {add_counted_run()};
+    selection.metrics = report::MetricsRead::table;
+    auto data = report::load(*m_db, selection);
+    ASSERT_TRUE(data) << data.error().message;
+    EXPECT_EQ(data->cells[0].metrics.size(), 2u) << "the share's counters";
+    EXPECT_TRUE(report::find_metric(data->cells[0], "9p.work.walk"));
+
+    selection.chosen_metrics = {"noop/seconds"};
+    data = report::load(*m_db, selection);
+    ASSERT_TRUE(data) << data.error().message;
+    ASSERT_EQ(data->cells[0].metrics.size(), 1u);
+    EXPECT_EQ(data->cells[0].metrics.begin()->first, "noop/seconds");
+
+    selection.metrics = report::MetricsRead::none;
+    selection.chosen_metrics = {};
+    data = report::load(*m_db, selection);
+    ASSERT_TRUE(data) << data.error().message;
+    EXPECT_TRUE(data->cells[0].metrics.empty());
+    EXPECT_EQ(data->cells[0].duration.n, 3u);
+}
+
+TEST_F(Load, AChosenMetricTypoNamesTheMetricMeant) {
+    report::Selection selection;
+    selection.runs = {add_counted_run()};
+    selection.metrics = report::MetricsRead::table;
+    selection.chosen_metrics = {"9p.work.requests", "9p.work.wlak"};
+    auto data = report::load(*m_db, selection);
+    ASSERT_FALSE(data);
+    EXPECT_EQ(data.error().kind, ErrorKind::usage);
+    EXPECT_EQ(data.error().message,
+              "--metric 9p.work.wlak: no selected cell has it; did you mean '9p.work.walk'?");
 }

@@ -189,6 +189,26 @@ TEST(ReportMetrics, MostDifferingTypesArePicked) {
     EXPECT_FALSE(contains(lines[0], "clunk"));
 }
 
+TEST(ReportMetrics, EachRenderSaysWhichMetricsItReads) {
+    RenderOptions options;
+    EXPECT_EQ(metrics_shown(options), MetricsRead::table);
+    options.format = Format::markdown;
+    EXPECT_EQ(metrics_shown(options), MetricsRead::table);
+    for (Format format : {Format::csv, Format::json, Format::html}) {
+        options.format = format;
+        EXPECT_EQ(metrics_shown(options), MetricsRead::all);
+    }
+    options.view = View::errors;
+    for (Format format : {Format::text, Format::markdown, Format::csv, Format::json}) {
+        options.format = format;
+        EXPECT_EQ(metrics_shown(options), MetricsRead::none);
+    }
+    options.format = Format::html;
+    EXPECT_EQ(metrics_shown(options), MetricsRead::all) << "HTML shows the table and errors";
+    EXPECT_EQ(table_metric_prefixes({}), std::vector<std::string>{"9p.work."});
+    EXPECT_EQ(table_metric_prefixes({"noop/seconds"}), std::vector<std::string>{"noop/seconds"});
+}
+
 TEST(ReportMetrics, MetricText) {
     EXPECT_EQ(metric_text(0), "0");
     EXPECT_EQ(metric_text(-0.0), "0");
