@@ -3,6 +3,7 @@
 #include "report/plan.hpp"
 
 #include "report/table.hpp"
+#include "util/strings.hpp"
 #include "util/units.hpp"
 
 #include <nlohmann/json.hpp>
@@ -81,14 +82,20 @@ std::string render_json(const core::Scenario& scenario, const std::vector<core::
 } // namespace
 
 std::string describe_workload(const core::Workload& workload) {
+    std::string steps = workload.command;
+    if (!workload.phases.empty()) {
+        std::vector<std::string> names;
+        for (const core::WorkloadPhase& phase : workload.phases)
+            names.push_back(phase.name);
+        steps = "phases " + util::join(names, ", ");
+    }
     switch (workload.kind) {
     case core::WorkloadKind::generate:
-        return "generated C (" + std::to_string(workload.generate.units) +
-               " units): " + workload.command;
+        return "generated C (" + std::to_string(workload.generate.units) + " units): " + steps;
     case core::WorkloadKind::tree:
-        return workload.tree + ": " + workload.command;
+        return workload.tree + ": " + steps;
     case core::WorkloadKind::command:
-        return workload.command;
+        return steps;
     }
     return {};
 }
