@@ -8,6 +8,7 @@
 #include "guest/protocol.hpp"
 #include "proc/process.hpp"
 #include "temp_dir.hpp"
+#include "text_lines.hpp"
 #include "util/file.hpp"
 
 #include <algorithm>
@@ -67,13 +68,7 @@ std::string run_cpio(const std::string& archive, std::vector<std::string> args) 
     return result->out;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        lines.push_back(line);
-    return lines;
-}
+using rig::test::lines_of;
 
 // The fields of a `cpio -itv --numeric-uid-gid` line: mode, links, uid, gid, size or
 // "major, minor", date (3 fields), name [-> target].

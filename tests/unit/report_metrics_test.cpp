@@ -5,6 +5,7 @@
 #include "report/metrics.hpp"
 #include "report/render.hpp"
 #include "report/results.hpp"
+#include "text_lines.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -44,13 +45,7 @@ core::Metric requests(double value) {
     return {"9p.work.requests", value, "requests"};
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        lines.push_back(line);
-    return lines;
-}
+using rig::test::lines_of;
 
 std::vector<std::string> csv_fields(const std::string& line) {
     std::vector<std::string> fields;

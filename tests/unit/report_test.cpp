@@ -4,6 +4,7 @@
 #include "report/render.hpp"
 #include "report/results.hpp"
 #include "report/table.hpp"
+#include "text_lines.hpp"
 
 #include <gtest/gtest.h>
 #include <sstream>
@@ -13,13 +14,7 @@ using namespace rig::report;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        lines.push_back(line);
-    return lines;
-}
+using rig::test::lines_of;
 
 // Columns as a terminal shows them: one per UTF-8 code point.
 size_t columns(std::string_view text) {
