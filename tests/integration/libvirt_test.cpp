@@ -87,7 +87,7 @@ TEST(Libvirt, SameCellsGiveTheSameRecordsOnBothBackends) {
     EXPECT_NE(expected[1].find("files_built|count"), std::string::npos) << expected[1];
     // 9p requests counted under libvirt too (QEMU's trace through <qemu:commandline>).
     EXPECT_NE(expected[0].find("9p.work.getattr|requests"), std::string::npos) << expected[0];
-    EXPECT_EQ(one(libvirt.db, "SELECT count(*) FROM metrics WHERE name = 'build/9p.work.requests' "
+    EXPECT_EQ(one(libvirt.db, "SELECT count(*) FROM metrics WHERE name = '9p.work.requests' "
                               "AND value > 0"),
               "1");
     // virtiofsd's request log: rig starts virtiofsd on the QEMU backend; libvirt starts
