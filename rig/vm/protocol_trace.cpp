@@ -89,7 +89,7 @@ public:
 
     ProtocolCounts finish() {
         close_pop();
-        return std::move(m_counts);
+        return m_windows.finish();
     }
 
 private:
@@ -112,7 +112,7 @@ private:
             return;
         if (auto share = m_share_of.find(m_pending->vq);
             share != m_share_of.end() && share->second != m_mark_aname)
-            count(share->second, "other");
+            m_windows.count(share->second, "other");
         m_pending.reset();
     }
 
@@ -127,17 +127,18 @@ private:
         if (auto aname = field(rest, "aname"); aname && !m_share_of.count(popped.vq)) {
             m_share_of[popped.vq] = std::string(*aname);
             if (*aname != m_mark_aname)
-                m_counts.shares.insert(std::string(*aname));
+                m_windows.add_share(std::string(*aname));
         }
         auto share = m_share_of.find(popped.vq);
         if (share == m_share_of.end())
             return; // version, before the attach that names the share
         if (share->second == m_mark_aname) {
             if (*id == k_type_walk)
-                mark();
+                m_windows.mark();
             return;
         }
-        ShareCounts* counts = count(share->second, ninep_type_name(static_cast<int>(*id)));
+        ShareCounts* counts =
+            m_windows.count(share->second, ninep_type_name(static_cast<int>(*id)));
         if (!counts)
             return;
         if (*id == k_type_read)
@@ -154,39 +155,39 @@ private:
         auto read = m_reads.find(std::string(*elem));
         if (read == m_reads.end())
             return;
-        if (*length > k_rread_header && m_counts.marks > 0)
-            m_open[read->second].read_bytes += *length - k_rread_header;
+        if (ShareCounts* counts = m_windows.open(read->second); counts && *length > k_rread_header)
+            counts->read_bytes += *length - k_rread_header;
         m_reads.erase(read);
     }
 
-    // A mark closes the open window and opens the next. What follows the last mark is
-    // the agent's own collection, outside every window.
-    void mark() {
-        if (m_counts.marks > 0)
-            m_counts.windows.push_back(std::move(m_open));
-        m_open = {};
-        ++m_counts.marks;
-    }
-
-    // Counts one request in the open window; nullptr before the first mark.
-    ShareCounts* count(const std::string& share, const std::string& type) {
-        if (m_counts.marks == 0)
-            return nullptr;
-        ShareCounts& counts = m_open[share];
-        ++counts.requests;
-        ++counts.by_type[type];
-        return &counts;
-    }
-
     std::string m_mark_aname;
-    ProtocolCounts m_counts;
-    TraceWindow m_open;
+    WindowedCounts m_windows;
     std::optional<Pending> m_pending;
     std::unordered_map<std::string, std::string> m_share_of; // vq -> aname
     std::unordered_map<std::string, std::string> m_reads;    // elem of a read -> its share
 };
 
 } // namespace
+
+ShareCounts* WindowedCounts::open(const std::string& share) {
+    return m_counts.marks == 0 ? nullptr : &m_open[share];
+}
+
+ShareCounts* WindowedCounts::count(const std::string& share, const std::string& type) {
+    ShareCounts* counts = open(share);
+    if (counts) {
+        ++counts->requests;
+        ++counts->by_type[type];
+    }
+    return counts;
+}
+
+void WindowedCounts::mark() {
+    if (m_counts.marks > 0)
+        m_counts.windows.push_back(std::move(m_open));
+    m_open = {};
+    ++m_counts.marks;
+}
 
 std::string protocol_trace_events() {
     std::string text = "virtqueue_pop\nvirtqueue_fill\n";

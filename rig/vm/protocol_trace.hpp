@@ -50,6 +50,24 @@ struct ProtocolCounts {
     std::vector<TraceWindow> windows; // windows[i]: between mark i+1 and mark i+2
 };
 
+// Counts cut into windows by marks, as every reader of a request log needs: nothing
+// counts before the first mark, each mark closes the open window, and what follows the
+// last mark (the agent's own collection) belongs to none.
+class WindowedCounts final {
+public:
+    // The open window's counts of `share`; nullptr before the first mark.
+    ShareCounts* open(const std::string& share);
+    // Counts one request of `type` on `share`; nullptr before the first mark.
+    ShareCounts* count(const std::string& share, const std::string& type);
+    void mark();
+    void add_share(const std::string& share) { m_counts.shares.insert(share); }
+    ProtocolCounts finish() { return std::move(m_counts); }
+
+private:
+    ProtocolCounts m_counts;
+    TraceWindow m_open;
+};
+
 // Reads a trace log written under protocol_trace_events(). `mark_aname` names the
 // marking share. Lines that are not trace events (QEMU's own warnings) are skipped.
 ProtocolCounts count_protocol_trace(std::string_view log, std::string_view mark_aname);

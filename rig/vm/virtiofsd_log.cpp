@@ -24,7 +24,9 @@ constexpr std::string_view k_fuse_requests[] = {
 
 class Counter {
 public:
-    explicit Counter(std::string share) : m_share(std::move(share)) {}
+    explicit Counter(std::string share) : m_share(std::move(share)) {
+        m_windows.add_share(m_share);
+    }
 
     void line(std::string_view text) {
         if (size_t at = text.find("unique: "); at != std::string_view::npos) {
@@ -37,10 +39,7 @@ public:
         }
     }
 
-    ProtocolCounts finish() {
-        m_counts.shares.insert(m_share);
-        return std::move(m_counts);
-    }
+    ProtocolCounts finish() { return m_windows.finish(); }
 
 private:
     // "NAME (K), nodeid: ..."
@@ -49,30 +48,21 @@ private:
         std::transform(name.begin(), name.end(), name.begin(), [](char c) {
             return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
         });
-        if (m_counts.marks == 0)
-            return;
-        ShareCounts& counts = m_open[m_share];
-        ++counts.requests;
-        ++counts.by_type[name];
+        m_windows.count(m_share, name);
     }
 
     // The mark's own LOOKUP was logged just before: it belongs to no window.
     void mark() {
-        if (m_counts.marks > 0) {
-            ShareCounts& counts = m_open[m_share];
-            if (counts.requests > 0 && counts.by_type["lookup"] > 0) {
-                --counts.requests;
-                --counts.by_type["lookup"];
-            }
-            m_counts.windows.push_back(std::move(m_open));
+        if (ShareCounts* counts = m_windows.open(m_share);
+            counts && counts->requests > 0 && counts->by_type["lookup"] > 0) {
+            --counts->requests;
+            --counts->by_type["lookup"];
         }
-        m_open = {};
-        ++m_counts.marks;
+        m_windows.mark();
     }
 
     std::string m_share;
-    ProtocolCounts m_counts;
-    TraceWindow m_open;
+    WindowedCounts m_windows;
 };
 
 } // namespace
