@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <sys/statvfs.h>
 
 namespace rig::util {
 
@@ -22,6 +23,13 @@ bool for_each_file_line(const std::filesystem::path& path,
     while (std::getline(in, text))
         line(text);
     return true;
+}
+
+std::optional<uint64_t> available_bytes(const std::filesystem::path& path) {
+    struct statvfs stats {};
+    if (::statvfs(path.c_str(), &stats) != 0)
+        return std::nullopt;
+    return static_cast<uint64_t>(stats.f_bavail) * stats.f_frsize;
 }
 
 } // namespace rig::util

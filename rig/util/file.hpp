@@ -2,8 +2,10 @@
 // Whole files as strings, or line by line.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,5 +18,9 @@ std::string read_file(const std::filesystem::path& path);
 // log of any size costs one line of memory. False when the file cannot be opened.
 bool for_each_file_line(const std::filesystem::path& path,
                         const std::function<void(std::string_view)>& line);
+
+// The bytes an unprivileged writer may still use on the filesystem that holds `path`
+// (statvfs's f_bavail); nullopt when it cannot be asked.
+std::optional<uint64_t> available_bytes(const std::filesystem::path& path);
 
 } // namespace rig::util
