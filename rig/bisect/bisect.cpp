@@ -269,7 +269,7 @@ struct Measured {
     store::BisectStep step;
     std::vector<core::Sample> samples;
     bool interrupted = false;
-    std::optional<std::string> stopped; // infra errors in a row: why
+    std::optional<std::string> stopped; // infra errors in a row, or a full disk: why
 };
 
 std::string build_label(const store::BisectStep& step) {
@@ -453,7 +453,8 @@ Expected<Measured> measure(Context& context, const std::string& role, const std:
                                           interrupted,
                                           [](const std::string&) {},
                                           {}};
-        core::Sample sample = run::run_sample(sample_context);
+        run::SampleRun ran = run::run_sample(sample_context);
+        core::Sample& sample = ran.sample;
         if (sample.outcome == core::Outcome::aborted || interrupted) {
             measured.interrupted = true;
             return measured;
@@ -462,6 +463,11 @@ Expected<Measured> measure(Context& context, const std::string& role, const std:
         cell_samples.push_back(sample);
         measured.samples.push_back(sample);
         step.samples.push_back(sample.id);
+        // Retrying on a full disk would only fail again.
+        if (ran.out_of_space) {
+            measured.stopped = *ran.out_of_space + ": free space there";
+            return measured;
+        }
         SampleClass value = classify_sample(context.criterion, sample, policy.targets);
         out << prefix << "sample " << repetition + 1 << ": " << to_string(value) << " ("
             << sample_evidence(context.criterion, sample, policy.targets) << ", "

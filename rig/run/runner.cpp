@@ -134,6 +134,25 @@ std::string sample_label(const core::Scenario& scenario, const Planned& planned)
                                                   "/" + std::to_string(scenario.repeat));
 }
 
+// What became of the sample in flight, for out_of_space_error: it is stored when its
+// record still fits; a warmup never is.
+std::string sample_fate(int repetition, const Expected<int64_t>& stored) {
+    if (repetition < 0)
+        return "it was a warmup, not stored";
+    if (stored)
+        return "the sample is stored as infra-error";
+    return "the sample was not stored (" + stored.error().message + ")";
+}
+
+// A run that ran out of space stops: every later sample would fail alike.
+Error out_of_space_error(const std::string& reason, const std::string& fate, int64_t run_id) {
+    return Error{ErrorKind::infra, reason + "; " + fate +
+                                       ".\nFree space there, or give the results another "
+                                       "filesystem with --db, then continue with `rig run "
+                                       "--resume " +
+                                       std::to_string(run_id) + "`"};
+}
+
 // What the samples of a run share, for the several-host loop.
 struct RunState {
     const core::Scenario& scenario;
@@ -193,19 +212,27 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
             state.interrupted,
             note,
             {}};
-        core::Sample sample = run_sample(context);
+        SampleRun ran = run_sample(context);
+        const core::Sample& sample = ran.sample;
         // A sample that failed because its host went away is not data about the cell.
-        if (sample.outcome == core::Outcome::infra_error && !state.interrupted)
+        if (sample.outcome == core::Outcome::infra_error && !state.interrupted && !ran.out_of_space)
             if (auto up = hosts[h].hypervisor->reachable(); !up)
                 return {JobEnd::host_lost, up.error().message};
         note(std::string(core::to_string(sample.outcome)) + " in " +
              seconds_text(sample.total_seconds));
-        if (planned.repetition < 0)
-            return {};
         std::lock_guard lock(mutex);
         if (failure)
             return {};
-        auto stored = state.db.add_sample(state.run_id, sample);
+        Expected<int64_t> stored = planned.repetition < 0
+                                       ? Expected<int64_t>(0)
+                                       : state.db.add_sample(state.run_id, sample);
+        if (ran.out_of_space) {
+            failure = out_of_space_error(*ran.out_of_space, sample_fate(planned.repetition, stored),
+                                         state.run_id);
+            return {};
+        }
+        if (planned.repetition < 0)
+            return {};
         ++records[h].samples;
         auto marked = stored ? state.db.set_run_host(state.run_id, records[h])
                              : tl::unexpected(stored.error());
@@ -334,13 +361,19 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
                               interrupted,
                               [&](const std::string& name) { progress.phase(name); },
                               [&] { progress.tick(); }};
-        core::Sample sample = run_sample(context);
+        SampleRun ran = run_sample(context);
+        const core::Sample& sample = ran.sample;
         progress.end_sample(std::string(core::to_string(sample.outcome)), sample.total_seconds);
+        // The partial sample of an interrupted run is stored as aborted, so the resumed
+        // run knows to redo exactly that one. Warmups are not stored.
+        Expected<int64_t> stored =
+            repetition < 0 ? Expected<int64_t>(0) : db.add_sample(run_id, sample);
+        if (ran.out_of_space)
+            return tl::unexpected(
+                out_of_space_error(*ran.out_of_space, sample_fate(repetition, stored), run_id));
+        RIG_TRY(std::move(stored));
         if (repetition < 0)
             continue;
-        // The partial sample of an interrupted run is stored as aborted, so the resumed
-        // run knows to redo exactly that one.
-        RIG_TRY(db.add_sample(run_id, sample));
         ++summary.samples_run;
         if (sample.outcome != core::Outcome::ok)
             ++summary.samples_not_ok;
