@@ -46,7 +46,7 @@ Check program_check(const std::string& name, const std::string& package, const s
 }
 
 Check qemu_check() {
-    Check check{"qemu", Status::missing, "qemu-system-x86_64 not found", "qemu-system-x86"};
+    Check check{"qemu", Status::missing, "qemu-system-x86_64 not found in PATH", "qemu-system-x86"};
     proc::RunOptions options;
     options.timeout = std::chrono::seconds(20);
     auto result = proc::run({"qemu-system-x86_64", "--version"}, options);
@@ -76,7 +76,8 @@ Check accel_check() {
 Check virtiofsd_check() {
     auto daemon = find_virtiofsd();
     if (!daemon)
-        return {"virtiofsd", Status::missing, "needed for fs: virtiofs cells",
+        return {"virtiofsd", Status::missing,
+                "not found (looked at " + virtiofsd_places() + "); needed for fs: virtiofs cells",
                 "qemu-system-common"};
     Check check{"virtiofsd", Status::ok, daemon->string(), "qemu-system-common"};
     if (::geteuid() != 0) {

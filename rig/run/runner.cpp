@@ -3,6 +3,7 @@
 #include "run/runner.hpp"
 
 #include "core/matrix.hpp"
+#include "guest/fuse.hpp"
 #include "guest/initramfs.hpp"
 #include "host/facts.hpp"
 #include "kernel/artifact.hpp"
@@ -17,6 +18,7 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 
 namespace rig::run {
 
@@ -142,6 +144,23 @@ std::string sample_fate(int repetition, const Expected<int64_t>& stored) {
     if (stored)
         return "the sample is stored as infra-error";
     return "the sample was not stored (" + stored.error().message + ")";
+}
+
+// The programs the samples need, looked for before a run begins: a missing QEMU, virtiofsd
+// or rig-fuse is one clear error, and no run is stored (or, on a resume, changed).
+Expected<void> find_programs(const std::vector<core::Cell>& cells, const std::vector<Host>& hosts) {
+    std::set<vm::ShareKind> kinds{vm::ShareKind::v9p};
+    bool fuse = false;
+    for (const core::Cell& cell : cells) {
+        if (cell.fs() == core::Fs::virtiofs)
+            kinds.insert(vm::ShareKind::virtiofs);
+        fuse = fuse || cell.fs() == core::Fs::fuse;
+    }
+    for (const Host& host : hosts)
+        RIG_TRY(host.hypervisor->find_programs(kinds));
+    if (fuse)
+        RIG_TRY(guest::find_fuse_daemon());
+    return {};
 }
 
 // A run that ran out of space stops: every later sample would fail alike.
@@ -286,6 +305,7 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
         return fail(ErrorKind::usage, "no host to run samples on");
     vm::Hypervisor& hypervisor = *hosts.front().hypervisor;
     auto cells = RIG_TRY(core::expand(scenario));
+    RIG_TRY(find_programs(cells, hosts));
     host::Facts facts = host::probe();
     std::string accel = host::choose_accel(scenario.guest.accel, facts.kvm);
     if (accel == "kvm" && !facts.kvm)
