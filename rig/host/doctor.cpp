@@ -47,11 +47,15 @@ Check program_check(const std::string& name, const std::string& package, const s
 
 Check qemu_check() {
     Check check{"qemu", Status::missing, "qemu-system-x86_64 not found in PATH", "qemu-system-x86"};
+    if (!proc::find_program("qemu-system-x86_64"))
+        return check;
     proc::RunOptions options;
     options.timeout = std::chrono::seconds(20);
     auto result = proc::run({"qemu-system-x86_64", "--version"}, options);
-    if (!result || result->exit_code != 0)
+    if (!result || result->exit_code != 0) {
+        check.detail = "qemu-system-x86_64 --version failed";
         return check;
+    }
     std::string version = parse_qemu_version(result->out);
     int major = 0, minor = 0;
     std::sscanf(version.c_str(), "%d.%d", &major, &minor);
