@@ -28,10 +28,15 @@ struct Located {
 enum class KernelSource { debian, image, git };
 std::string_view to_string(KernelSource source);
 
+// `debian: linux-image-MAJOR.MINOR` names a series (its newest image package when run),
+// not one package.
+bool is_debian_series(std::string_view name);
+
 struct Kernel {
     std::string name;
     KernelSource source = KernelSource::debian;
-    std::string package;                        // debian: linux-image-... package name
+    std::string package;                        // debian: a series, metapackage or package
+    std::string flavour;                        // debian series: amd64 when empty
     std::string image;                          // image: path to a bzImage
     std::string modules;                        // image: optional modules folder
     std::string repo;                           // git: repository path

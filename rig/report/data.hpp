@@ -90,6 +90,8 @@ struct SignatureGroup {
 
 struct ReportData {
     std::vector<RunHeader> runs;
+    // What each Debian kernel resolved to, by run: a series name names no one package.
+    std::vector<store::KernelPackage> kernel_packages;
     std::vector<CellResult> cells;          // in run order, then the scenario's cell order
     std::vector<SignatureGroup> signatures; // errors first, then by lines, most first
 };

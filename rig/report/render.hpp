@@ -40,6 +40,10 @@ MetricsRead metrics_shown(const RenderOptions& options);
 // metric no cell has.
 Expected<std::string> render(const ReportData& data, const RenderOptions& options);
 
+// "quickstart, run 3 (finished, started ...)" per run, each followed by the Debian
+// packages its kernels resolved to: what text, markdown and HTML reports open with.
+std::string runs_heading(const ReportData& data);
+
 // "12.3s", "20m 40s": durations as a mail reader expects them.
 std::string format_seconds(double seconds);
 

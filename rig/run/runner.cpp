@@ -68,10 +68,8 @@ Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario, const co
             return;
         last_phase = status.phase;
         last_shown = status.elapsed_seconds;
-        std::string text = label + ": " + status.phase;
-        if (status.objects > 0)
-            text += ", " + std::to_string(status.objects) + " objects";
-        progress.phase(text + ", " + seconds_text(status.elapsed_seconds));
+        progress.phase(label + ": " + kernel::progress_text(status) + ", " +
+                       seconds_text(status.elapsed_seconds));
     };
     fs::path scenario_dir = fs::absolute(scenario.file).parent_path();
     auto result =
@@ -101,21 +99,13 @@ Expected<PreparedKernel> prepare_kernel(const core::Scenario& scenario, const co
         progress.note("kernel " + spec.name + ": " + phase);
     });
     if (!artifact)
-        return tl::unexpected(artifact.error());
-    store::KernelArtifact record;
-    record.cache_key = artifact->id;
-    record.source = spec.source;
-    record.name = spec.name;
-    record.release = artifact->release;
-    record.package = artifact->package;
-    record.package_version = artifact->package_version;
-    record.image_sha256 = artifact->image_sha256;
-    record.image_path = artifact->image.string();
-    record.modules_path = artifact->modules_dir.string();
-    RIG_TRY(db.add_kernel_artifact(record));
-    progress.note("kernel " + spec.name + ": " + artifact->release + " (" +
-                  (artifact->package_version.empty() ? artifact->id : artifact->package_version) +
-                  "), building initramfs");
+        return tl::unexpected(kernel::locate(artifact.error(), scenario, spec));
+    RIG_TRY(kernel::record_prebuilt(db, *artifact, spec));
+    progress.note("kernel " + spec.name + ": " +
+                  (artifact->package.empty()
+                       ? artifact->release + " (" + artifact->id + ")"
+                       : artifact->package + " " + artifact->package_version) +
+                  ", building initramfs");
     auto initrd = RIG_TRY(guest::base_initramfs(*artifact, settings.cache_dir));
     return PreparedKernel{*artifact, initrd};
 }

@@ -28,8 +28,8 @@ using core::Located;
 const std::vector<std::string> k_top_keys{"name",     "kernels", "matrix", "exclude", "include",
                                           "workload", "repeat",  "warmup", "guest",   "timeouts",
                                           "backend",  "uri",     "hosts"};
-const std::vector<std::string> k_kernel_keys{"name", "debian", "image",   "modules", "git",
-                                             "ref",  "config", "patches", "options"};
+const std::vector<std::string> k_kernel_keys{"name", "debian", "flavour", "image",   "modules",
+                                             "git",  "ref",    "config",  "patches", "options"};
 const std::vector<std::string> k_sources{"debian", "image", "git"};
 const std::vector<std::string> k_git_only{"ref", "config", "patches", "options"};
 const std::vector<std::string> k_workload_keys{"generate", "tree", "command", "phases"};
@@ -217,6 +217,22 @@ Expected<void> read_git_details(const Context& context, const std::vector<Entry>
     return {};
 }
 
+// `flavour: cloud-amd64` picks the flavour a `debian:` series resolves to; an exact or
+// metapackage name carries its flavour in itself.
+Expected<void> read_flavour(const Context& context, const Entry& entry, core::Kernel& kernel) {
+    if (kernel.source != core::KernelSource::debian || !core::is_debian_series(kernel.package))
+        return error_at(context, entry.key_node, entry.path,
+                        "'flavour' applies only to a Debian series such as "
+                        "'debian: linux-image-6.1' (a package name carries its flavour)");
+    kernel.flavour =
+        RIG_TRY(read_argument(context, entry.value, entry.path, "a flavour (amd64)")).value;
+    if (!is_word(kernel.flavour, "-", false))
+        return error_at(context, entry.value, entry.path,
+                        "flavours use only a-z, 0-9 and '-' (amd64, cloud-amd64), got '" +
+                            kernel.flavour + "'");
+    return {};
+}
+
 // `name_loc` receives where the name is written, for the duplicate-name message.
 Expected<core::Kernel> read_kernel(const Context& context, const Item& item, core::Loc& name_loc) {
     std::vector<Entry> entries = RIG_TRY(read_map(context, item.node, item.path, &k_kernel_keys));
@@ -279,6 +295,8 @@ Expected<core::Kernel> read_kernel(const Context& context, const Item& item, cor
                                     source->key + "')");
             kernel.modules = RIG_TRY(read_scalar(context, entry.value, entry.path, "a path")).value;
         }
+        if (entry.key == "flavour")
+            RIG_TRY(read_flavour(context, entry, kernel));
     }
     if (kernel.source == core::KernelSource::git) {
         if (!find_entry(entries, "ref"))
