@@ -18,7 +18,7 @@ struct Grid {
     std::vector<std::string> notes; // legend lines under the table
 };
 
-// The flat seed-004 table, or the pivot when options.rows/cols are given. comparisons
+// The flat 9p cache/msize table, or the pivot when options.rows/cols are given. comparisons
 // is empty without a baseline.
 Expected<Grid> results_grid(const ReportData& data, const std::vector<Comparison>& comparisons,
                             const RenderOptions& options);

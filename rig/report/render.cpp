@@ -20,7 +20,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// Axes that have their own columns in seed 004's order; any other axis follows them.
+// Axes that have their own columns in the order of Schoenebeck's 9p cache/msize table; any other
+// axis follows them.
 const std::vector<std::string> k_fixed_axes{"config", "fs", "msize", "cache"};
 
 std::string or_dash(const std::string& text) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The one report renderer: the seed-004 table, its baseline comparison and pivot, and
-// the error signatures, as plain text, markdown, CSV, JSON or a self-contained HTML page.
-// `rig run`, `rig report` and the bisect report all print through it.
+// The one report renderer: the 9p cache/msize table (after Schoenebeck's), its baseline comparison
+// and pivot, and the error signatures, as plain text, markdown, CSV, JSON or a self-contained HTML
+// page. `rig run`, `rig report` and the bisect report all print through it.
 #pragma once
 
 #include "report/compare.hpp"

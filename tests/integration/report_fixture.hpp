@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A deterministic results database for report tests, written through rig::store: the
 // quickstart matrix (2 kernels x msize x cache) with five samples per cell, the errors
-// seed 004 saw with cache=loose on the newer kernel, and a second, smaller run. A second
-// database has the same run with 9p request counters and guest metrics on its samples.
+// the 9p cache/msize table saw with cache=loose on the newer kernel, and a second, smaller run. A
+// second database has the same run with 9p request counters and guest metrics on its samples.
 #pragma once
 
 #include "core/matrix.hpp"

@@ -45,7 +45,8 @@ TEST(Run, NinePAndVirtiofsSamplesFinishOk) {
     EXPECT_EQ(one(scratch.db, "SELECT helper_cpu_seconds > 0 FROM samples JOIN cells "
                               "USING (run_id, cell_id) WHERE fs = 'virtiofs'"),
               "1");
-    // The table shows requested and negotiated msize side by side, as seed 004's does.
+    // The table shows requested and negotiated msize side by side, as the 9p cache/msize table
+    // does.
     EXPECT_NE(result.out.find("4186112→512000"), std::string::npos) << result.out;
     EXPECT_NE(result.out.find("case"), std::string::npos);
     // The guest's own counters over the workload window, per sample: CPU time by kind, page
