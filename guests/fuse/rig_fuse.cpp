@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// rig-fuse: the passthrough FUSE daemon of `fs: fuse` cells, and seed 000's invalidation
+// rig-fuse: the passthrough FUSE daemon of `fs: fuse` cells, and the FUSE cache invalidation
 // benchmark. Runs inside the guest; the only rig source that includes libfuse.
 //
 //   rig-fuse [--entry-timeout S] [--attr-timeout S] [--negative-timeout S]
@@ -760,8 +760,8 @@ private:
 using Clock = std::chrono::steady_clock;
 
 // stat of every entry of dir, from a child process so that the kernel's caches are
-// loaded the way another program (seed 000 used `find`) would load them: READDIRPLUS
-// fills them a page at a time and the stats are then served from the cache. 0, or the
+// loaded the way another program (the FUSE invalidation benchmark used `find`) would load them:
+// READDIRPLUS fills them a page at a time and the stats are then served from the cache. 0, or the
 // errno of the first failure.
 int walk_in_child(const std::string& dir) {
     pid_t child = ::fork();

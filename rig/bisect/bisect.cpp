@@ -10,11 +10,13 @@
 #include "kernel/build.hpp"
 #include "report/table.hpp"
 #include "rig_config.hpp"
+#include "run/batch.hpp"
 #include "run/sample.hpp"
 #include "spec/spec.hpp"
 #include "util/hash.hpp"
 #include "util/lock.hpp"
 #include "util/strings.hpp"
+#include "vm/libvirt.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -173,6 +175,7 @@ struct Context {
     std::optional<GitBisect> git;
     std::vector<store::BisectStep> steps;
     std::map<std::string, std::vector<core::Sample>> samples_by_cell;
+    std::unique_ptr<vm::Hypervisor> libvirt; // backend libvirt: the scenario's daemon
 };
 
 Expected<Context> load(int64_t id, store::Database& db, const Settings& settings) {
@@ -201,7 +204,8 @@ Expected<Context> load(int64_t id, store::Database& db, const Settings& settings
                     {},
                     std::nullopt,
                     RIG_TRY(db.bisect_steps(id)),
-                    {}};
+                    {},
+                    nullptr};
     const core::Kernel& kernel = scenario.kernels[found->kernel];
     context.repo = kernel::git_request(kernel, found->fragments, context.scenario_dir).repo;
     context.git.emplace(RIG_TRY(GitBisect::open(
@@ -359,6 +363,41 @@ std::string evidence_of(const Context& context, const Policy& policy,
     return out;
 }
 
+// backend slurm keeps samples where every node sees them: the scenario's shared folder.
+fs::path samples_dir(const Context& context) {
+    const std::string& shared = context.scenario.slurm.shared;
+    fs::path root = context.scenario.backend == core::Backend::slurm && !shared.empty()
+                        ? fs::path(shared)
+                        : context.settings.results_dir;
+    return root / "bisects" / std::to_string(context.info.id);
+}
+
+// One sample on the scenario's backend: a guest of this machine (QEMU or libvirt, as the
+// context says) or a Slurm job; both run run::run_sample, so the records agree.
+Expected<run::SampleRun> take_sample(const Context& context, const run::SampleContext& sample,
+                                     const std::atomic<bool>& interrupted, std::ostream& out) {
+    if (context.scenario.backend != core::Backend::slurm)
+        return run::run_sample(sample);
+    run::BatchSettings batch;
+    batch.jobs_dir = samples_dir(context) / "jobs";
+    batch.program = context.settings.program;
+    batch.cwd = fs::current_path();
+    batch.job_name = run::batch_job_name(context.settings.db, context.info.created_at,
+                                         "bisect" + std::to_string(context.info.id));
+    batch.options = run::job_options(context.scenario);
+    const std::string& shared = context.scenario.slurm.shared;
+    // A node whose folder ran out of space sends an infra-error sample that says so; the
+    // infra retries then stop the bisect.
+    return run::SampleRun{
+        RIG_TRY(run::run_batch_one(
+            sample, batch, shared.empty() ? context.settings.results_dir : fs::path(shared),
+            interrupted,
+            [&](const std::string& text) {
+                out << "bisect " << context.info.id << ": " << text << "\n" << std::flush;
+            })),
+        std::nullopt};
+}
+
 // Builds the commit (a cache hit when a killed bisect already built it), then samples it
 // until the policy decides, reusing the samples of this step stored before a kill.
 Expected<Measured> measure(Context& context, const std::string& role, const std::string& sha,
@@ -445,15 +484,14 @@ Expected<Measured> measure(Context& context, const std::string& role, const std:
                                           repetition,
                                           *result.artifact,
                                           initrd,
-                                          context.settings.results_dir / "bisects" /
-                                              std::to_string(context.info.id) / target.cell.id /
+                                          samples_dir(context) / target.cell.id /
                                               std::to_string(repetition),
                                           accel,
-                                          hypervisor,
+                                          context.libvirt ? *context.libvirt : hypervisor,
                                           interrupted,
                                           [](const std::string&) {},
                                           {}};
-        run::SampleRun ran = run::run_sample(sample_context);
+        run::SampleRun ran = RIG_TRY(take_sample(context, sample_context, interrupted, out));
         core::Sample& sample = ran.sample;
         if (sample.outcome == core::Outcome::aborted || interrupted) {
             measured.interrupted = true;
@@ -644,6 +682,8 @@ Expected<Status> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hyp
                                           "stop it and `rig bisect resume " +
                                           std::to_string(id) + "`");
     Context context = RIG_TRY(load(id, db, settings));
+    if (context.scenario.backend == core::Backend::libvirt)
+        context.libvirt = vm::make_libvirt_hypervisor(context.scenario.uri);
     Status current = parse_status(context.info.status);
     if (current != Status::running && current != Status::stopped &&
         current != Status::interrupted) {

@@ -43,6 +43,11 @@ struct Settings {
     std::filesystem::path
         results_dir;                 // results_dir/bisects/<id>: sample logs, rig's git repository
     std::filesystem::path cache_dir; // kernels and initramfs images
+    // Where samples run follows the scenario's backend. slurm: each sample is a batch job
+    // (run/batch.hpp) whose jobs are named after `db`; `program` is rig's binary on the
+    // nodes.
+    std::filesystem::path db;
+    std::filesystem::path program;
 };
 
 // Loads and checks the scenario and the revisions, stores a new bisect (and the run that
@@ -62,7 +67,9 @@ enum class Status {
 std::string_view to_string(Status status);
 Status parse_status(std::string_view text);
 
-// Runs what the bisect still lacks. Steps already stored are replayed into git, samples
+// Runs what the bisect still lacks. Samples run on the scenario's backend: `hypervisor`
+// (this machine's QEMU) for qemu, the scenario's libvirt URI, or Slurm jobs; kernels are
+// built here in every case. Steps already stored are replayed into git, samples
 // already stored are reused and a cached build is not rebuilt: only the sample in flight
 // when rig was killed is redone.
 Expected<Status> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hypervisor,

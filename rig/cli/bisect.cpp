@@ -3,6 +3,7 @@
 #include "cli/bisect.hpp"
 
 #include "kernel/artifact.hpp"
+#include "run/batch.hpp"
 #include "store/store.hpp"
 #include "vm/qemu.hpp"
 
@@ -20,6 +21,9 @@ bisect::Settings settings_for(const GlobalOptions& global) {
     settings.results_dir =
         std::filesystem::absolute(global.db.parent_path().empty() ? "." : global.db.parent_path());
     settings.cache_dir = kernel::default_cache_dir();
+    settings.db = global.db;
+    std::error_code ec;
+    settings.program = std::filesystem::read_symlink("/proc/self/exe", ec);
     return settings;
 }
 

@@ -42,7 +42,7 @@ int plan_command(const GlobalOptions& global, const std::filesystem::path& file,
                  PlanFormatOption format);
 int doctor_command(const GlobalOptions& global);
 
-enum class BackendOption { from_scenario, qemu, libvirt };
+enum class BackendOption { from_scenario, qemu, libvirt, slurm };
 struct RunCommandOptions {
     std::filesystem::path file; // optional with --resume: the run's stored scenario is used
     bool resume = false;
@@ -51,6 +51,11 @@ struct RunCommandOptions {
     std::vector<std::string> uris; // --uri, repeatable: replaces the scenario's uri and hosts
 };
 int run_command(const GlobalOptions& global, const RunCommandOptions& options);
+
+// `rig sample JOBFILE`, the worker of backend slurm: runs one sample and writes its record.
+// Exit 0 or 1 for a sample with a kernel or workload result (1: not ok), 3 for an infra
+// error (the record says which), 2 for a job file it cannot read, 130 when stopped.
+int sample_command(const std::filesystem::path& job_file);
 
 enum class ReportFormatOption { text, markdown, csv, json, html };
 enum class ReportTestOption { welch, mann_whitney };

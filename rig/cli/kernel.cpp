@@ -4,6 +4,7 @@
 #include "cli/kernel.hpp"
 
 #include "core/matrix.hpp"
+#include "kernel/artifact.hpp"
 #include "kernel/build.hpp"
 #include "report/table.hpp"
 #include "spec/spec.hpp"
@@ -48,10 +49,8 @@ class BuildReporter final {
 public:
     explicit BuildReporter(bool tty) : m_tty(tty) {}
     void operator()(const kernel::BuildProgress& progress) {
-        std::string line = "  " + progress.phase;
-        if (progress.objects > 0)
-            line += ", " + std::to_string(progress.objects) + " objects";
-        line += ", " + elapsed_text(progress.elapsed_seconds);
+        std::string line =
+            "  " + kernel::progress_text(progress) + ", " + elapsed_text(progress.elapsed_seconds);
         if (m_tty) {
             std::cout << "\r\033[K" << line << std::flush;
             m_open = true;
@@ -181,6 +180,38 @@ int build_command(store::Database& db, const KernelCommandOptions& options) {
     return each_git_kernel(options.file, settings, std::bind_front(build_one, std::ref(db)));
 }
 
+// Fetches the scenario's Debian and image kernels as `rig run` would, and says what each
+// Debian name resolved to, without booting anything.
+int fetch_command(store::Database& db, const KernelCommandOptions& options) {
+    auto scenario = spec::load_scenario(options.file);
+    if (!scenario)
+        return report_error(scenario.error());
+    const fs::path cache = kernel::default_cache_dir();
+    int fetched = 0;
+    for (const core::Kernel& spec : scenario->kernels) {
+        if (spec.source == core::KernelSource::git)
+            continue;
+        auto artifact = kernel::prebuilt(spec, cache, [&](const std::string& phase) {
+            std::cout << "kernel " << spec.name << ": " << phase << "\n" << std::flush;
+        });
+        if (!artifact)
+            return report_error(kernel::locate(artifact.error(), *scenario, spec));
+        if (auto recorded = kernel::record_prebuilt(db, *artifact, spec); !recorded)
+            return report_error(recorded.error());
+        std::cout << "kernel " << spec.name << ": "
+                  << (artifact->package.empty()
+                          ? std::string("image")
+                          : artifact->package + " " + artifact->package_version)
+                  << ", release " << artifact->release << ", " << artifact->boot_image.string()
+                  << "\n";
+        ++fetched;
+    }
+    if (fetched == 0)
+        return report_error(Error{
+            ErrorKind::usage, options.file.string() + " has no Debian or image kernels to fetch"});
+    return k_exit_ok;
+}
+
 int list_command(store::Database& db) {
     auto artifacts = db.kernel_artifacts();
     if (!artifacts)
@@ -191,6 +222,7 @@ int list_command(store::Database& db) {
     report::Table kernels({{"id", report::Align::right},
                            {"name"},
                            {"source"},
+                           {"package"},
                            {"release"},
                            {"commit"},
                            {"config"},
@@ -198,9 +230,12 @@ int list_command(store::Database& db) {
                            {"image"}});
     for (const auto& artifact : *artifacts)
         kernels.add_row({std::to_string(artifact.id), artifact.name,
-                         std::string(core::to_string(artifact.source)), artifact.release,
-                         artifact.commit.substr(0, 12), artifact.config_hash, artifact.created_at,
-                         artifact.image_path});
+                         std::string(core::to_string(artifact.source)),
+                         artifact.package.empty()
+                             ? std::string("-")
+                             : artifact.package + " " + artifact.package_version,
+                         artifact.release, artifact.commit.substr(0, 12), artifact.config_hash,
+                         artifact.created_at, artifact.image_path});
     std::cout << "kernel artifacts\n" << kernels.to_text();
     report::Table table({{"build", report::Align::right},
                          {"started"},
@@ -238,7 +273,7 @@ int gc_command(store::Database& db, const KernelCommandOptions& options) {
 } // namespace
 
 void add_kernel_command(CLI::App& app, KernelCommandOptions& options) {
-    auto* kernel = app.add_subcommand("kernel", "build, list and collect kernels from git trees");
+    auto* kernel = app.add_subcommand("kernel", "build, fetch, list and collect kernels");
     kernel->require_subcommand(1);
     auto* build = kernel->add_subcommand(
         "build", "build every git kernel x config of a scenario (cached builds are not redone)");
@@ -251,6 +286,11 @@ void add_kernel_command(CLI::App& app, KernelCommandOptions& options) {
                   "each requested option, without building");
     config->add_option("scenario", options.file, "scenario YAML file")->required();
     config->callback([&options] { options.action = KernelAction::config; });
+    auto* fetch = kernel->add_subcommand(
+        "fetch", "fetch a scenario's Debian and image kernels into the cache and say which "
+                 "package each Debian name resolved to, without booting");
+    fetch->add_option("scenario", options.file, "scenario YAML file")->required();
+    fetch->callback([&options] { options.action = KernelAction::fetch; });
     auto* list = kernel->add_subcommand("list", "list kernel artifacts and git kernel builds");
     list->callback([&options] { options.action = KernelAction::list; });
     auto* gc = kernel->add_subcommand(
@@ -269,6 +309,8 @@ int kernel_command(const GlobalOptions& global, const KernelCommandOptions& opti
         return build_command(**db, options);
     case KernelAction::config:
         return config_command(options);
+    case KernelAction::fetch:
+        return fetch_command(**db, options);
     case KernelAction::list:
         return list_command(**db);
     case KernelAction::gc:
@@ -276,7 +318,8 @@ int kernel_command(const GlobalOptions& global, const KernelCommandOptions& opti
     case KernelAction::none:
         break;
     }
-    return report_error(Error{ErrorKind::usage, "rig kernel needs build, config, list or gc"});
+    return report_error(
+        Error{ErrorKind::usage, "rig kernel needs build, config, fetch, list or gc"});
 }
 
 } // namespace rig::cli

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// `rig kernel build|config|list|gc`: git kernels and the artifact cache from the command line.
+// `rig kernel build|config|fetch|list|gc`: kernels and the artifact cache from the command
+// line.
 #pragma once
 
 #include "cli/commands.hpp"
@@ -12,11 +13,11 @@ class App;
 
 namespace rig::cli {
 
-enum class KernelAction { none, build, config, list, gc };
+enum class KernelAction { none, build, config, fetch, list, gc };
 
 struct KernelCommandOptions {
     KernelAction action = KernelAction::none;
-    std::filesystem::path file;  // build, config: the scenario whose git kernels are meant
+    std::filesystem::path file;  // build, config, fetch: the scenario whose kernels are meant
     int jobs = 0;                // build: make -j; 0 = every CPU
     double older_than_days = 30; // gc: what was not used for this long; 0 = everything
 };

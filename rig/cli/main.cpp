@@ -51,13 +51,21 @@ int main(int argc, char** argv) {
                                    "when RUN is not given); finished samples are kept")
                        ->expected(0, 1);
     run->add_option("--backend", run_options.backend,
-                    "qemu or libvirt, instead of the scenario's backend")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, BackendOption>{
-            {"qemu", BackendOption::qemu}, {"libvirt", BackendOption::libvirt}}));
+                    "qemu, libvirt or slurm, instead of the scenario's backend")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, BackendOption>{{"qemu", BackendOption::qemu},
+                                                 {"libvirt", BackendOption::libvirt},
+                                                 {"slurm", BackendOption::slurm}}));
     run->add_option("--uri", run_options.uris,
                     "libvirt URI, instead of the scenario's uri and hosts; give it more "
                     "than once to spread the cells over several hosts")
         ->allow_extra_args(false);
+
+    std::filesystem::path job_file;
+    auto* sample = app.add_subcommand(
+        "sample", "run the one sample a job file describes and write its record (the worker "
+                  "of backend slurm; it never opens the database)");
+    sample->add_option("jobfile", job_file, "job file written by the coordinator")->required();
 
     auto* doctor = app.add_subcommand("doctor", "check QEMU, KVM, virtiofsd, busybox, tools, disk");
 
@@ -81,6 +89,8 @@ int main(int argc, char** argv) {
 
     if (*plan)
         return plan_command(global, plan_file, plan_format);
+    if (*sample)
+        return sample_command(job_file);
     if (*doctor)
         return doctor_command(global);
     if (kernel_options.action != KernelAction::none)

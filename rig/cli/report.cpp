@@ -99,10 +99,7 @@ Expected<std::string> build_report(const GlobalOptions& global,
     std::string out;
     // Text and markdown say which runs they show; CSV, JSON and HTML carry it themselves.
     if (render.format == report::Format::text || render.format == report::Format::markdown) {
-        for (const auto& run : data.runs)
-            out += run.scenario + ", run " + std::to_string(run.id) + " (" + run.status +
-                   ", started " + run.started_at + ")\n";
-        out += "\n";
+        out += report::runs_heading(data) + "\n";
     }
     return out + RIG_TRY(report::render(data, render));
 }

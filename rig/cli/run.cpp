@@ -5,7 +5,9 @@
 #include "kernel/artifact.hpp"
 #include "report/invalidation.hpp"
 #include "report/results.hpp"
+#include "run/batch.hpp"
 #include "run/runner.hpp"
+#include "run/worker.hpp"
 #include "spec/spec.hpp"
 #include "store/store.hpp"
 #include "util/hash.hpp"
@@ -63,12 +65,30 @@ struct Hypervisors {
     std::vector<run::Host> hosts;
 };
 
+core::Backend chosen_backend(const core::Scenario& scenario, const RunCommandOptions& options) {
+    switch (options.backend) {
+    case BackendOption::qemu:
+        return core::Backend::qemu;
+    case BackendOption::libvirt:
+        return core::Backend::libvirt;
+    case BackendOption::slurm:
+        return core::Backend::slurm;
+    case BackendOption::from_scenario:
+        break;
+    }
+    return scenario.backend;
+}
+
 Expected<Hypervisors> choose_hypervisors(const core::Scenario& scenario,
                                          const RunCommandOptions& options) {
-    bool libvirt = options.backend == BackendOption::libvirt ||
-                   (options.backend == BackendOption::from_scenario &&
-                    scenario.backend == core::Backend::libvirt);
+    core::Backend backend = chosen_backend(scenario, options);
+    bool libvirt = backend == core::Backend::libvirt;
     Hypervisors chosen;
+    if (backend == core::Backend::slurm) {
+        if (!options.uris.empty())
+            return fail(ErrorKind::usage, "--uri applies only to backend libvirt, not slurm");
+        return chosen; // the nodes boot the guests
+    }
     if (!libvirt) {
         if (!options.uris.empty())
             return fail(ErrorKind::usage, "--uri applies only to backend libvirt; add "
@@ -115,6 +135,13 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
         std::filesystem::absolute(global.db.parent_path().empty() ? "." : global.db.parent_path());
     settings.cache_dir = kernel::default_cache_dir();
     settings.tty = ::isatty(STDOUT_FILENO) != 0;
+    if (chosen_backend(loaded->scenario, options) == core::Backend::slurm) {
+        settings.batch = true;
+        settings.shared = loaded->scenario.slurm.shared;
+        std::error_code ec;
+        settings.program = std::filesystem::read_symlink("/proc/self/exe", ec);
+        settings.db = global.db;
+    }
     auto summary = run::run_scenario(loaded->scenario, **db, hypervisors->hosts, settings,
                                      loaded->run_id, interrupted, std::cout);
     if (!summary)
@@ -134,6 +161,31 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
         return k_exit_interrupted;
     }
     return summary->samples_not_ok > 0 ? k_exit_failed : k_exit_ok;
+}
+
+int sample_command(const std::filesystem::path& job_file) {
+    auto job = run::read_job(job_file);
+    if (!job)
+        return report_error({ErrorKind::usage, job.error().message});
+    // scancel and a time limit send SIGTERM: the sample ends as aborted, with a record.
+    const std::atomic<bool>& interrupted = catch_interrupts();
+    auto sample = run::run_job(*job, interrupted);
+    if (!sample)
+        return report_error(sample.error());
+    std::cout << job->cell.id << " rep " << job->repetition << ": "
+              << core::to_string(sample->outcome) << " in "
+              << static_cast<int>(sample->total_seconds) << " s; record " << job->record.string()
+              << "\n";
+    switch (sample->outcome) {
+    case core::Outcome::ok:
+        return k_exit_ok;
+    case core::Outcome::infra_error:
+        return k_exit_infra;
+    case core::Outcome::aborted:
+        return k_exit_interrupted;
+    default:
+        return k_exit_failed;
+    }
 }
 
 } // namespace rig::cli

@@ -54,9 +54,10 @@ struct Sample {
     double qemu_cpu_seconds = 0;
     double helper_cpu_seconds = 0; // virtiofsd and other helpers
     double host_cpu_seconds = 0;   // whole host, busy time over the workload window
-    double host_cpu_percent = 0;   // of the host's total capacity, as seed 004 reports
-    std::string mount_requested;   // options rig asked for
-    std::string mount_negotiated;  // as /proc/mounts printed them
+    double host_cpu_percent =
+        0; // of the host's total capacity, as Schoenebeck's 9p cache/msize table reports
+    std::string mount_requested;  // options rig asked for
+    std::string mount_negotiated; // as /proc/mounts printed them
     std::optional<uint64_t> msize_negotiated;
     std::string cache_negotiated;
     int exit_status = -1;

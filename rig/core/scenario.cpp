@@ -18,11 +18,27 @@ std::string_view to_string(KernelSource source) {
     return "?";
 }
 
+bool is_debian_series(std::string_view name) {
+    constexpr std::string_view k_prefix = "linux-image-";
+    if (!util::starts_with(name, k_prefix))
+        return false;
+    std::string_view version = name.substr(k_prefix.size());
+    size_t dot = version.find('.');
+    auto digits = [](std::string_view text) {
+        return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+    };
+    return dot != std::string_view::npos && digits(version.substr(0, dot)) &&
+           digits(version.substr(dot + 1));
+}
+
 std::string Kernel::canonical() const {
     std::string out = "name=" + name + ";";
     switch (source) {
     case KernelSource::debian:
         out += "debian=" + package;
+        // Only when given, so that the ids of scenarios written before flavours stay.
+        if (!flavour.empty())
+            out += ";flavour=" + flavour;
         break;
     case KernelSource::image:
         out += "image=" + image + ";modules=" + modules;

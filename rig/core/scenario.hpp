@@ -28,10 +28,15 @@ struct Located {
 enum class KernelSource { debian, image, git };
 std::string_view to_string(KernelSource source);
 
+// `debian: linux-image-MAJOR.MINOR` names a series (its newest image package when run),
+// not one package.
+bool is_debian_series(std::string_view name);
+
 struct Kernel {
     std::string name;
     KernelSource source = KernelSource::debian;
-    std::string package;                        // debian: linux-image-... package name
+    std::string package;                        // debian: a series, metapackage or package
+    std::string flavour;                        // debian series: amd64 when empty
     std::string image;                          // image: path to a bzImage
     std::string modules;                        // image: optional modules folder
     std::string repo;                           // git: repository path
@@ -88,7 +93,7 @@ struct Workload {
 };
 
 enum class Accel { auto_detect, kvm, tcg };
-enum class Backend { qemu, libvirt };
+enum class Backend { qemu, libvirt, slurm };
 
 struct Guest {
     uint64_t memory_mib = 1024;
@@ -104,6 +109,21 @@ struct Timeouts {
     std::chrono::milliseconds boot{std::chrono::minutes(2)};
     std::chrono::milliseconds workload{std::chrono::minutes(20)};
     std::chrono::milliseconds silence{std::chrono::minutes(5)};
+};
+
+// backend slurm: what each sample's batch job asks of the cluster. Values keep where
+// they were written, so that a job sbatch refuses names its key in the scenario.
+struct Slurm {
+    std::optional<Located> partition; // "" = the cluster's default partition
+    std::optional<Located> account;
+    std::optional<Located> constraint; // node features, such as kvm
+    std::optional<Located> time;       // the job's time limit, as written
+    std::optional<std::chrono::minutes> time_limit;
+    bool exclusive = true;       // a node to itself: timings of a shared node do not compare
+    std::vector<Located> sbatch; // more sbatch arguments, each one argument
+    // The folder every node sees: job files, kernels, samples. "" = the results folder.
+    std::string shared;
+    Loc loc; // of the `slurm` key, or of `backend` when there is none
 };
 
 struct Scenario {
@@ -123,6 +143,7 @@ struct Scenario {
     Backend backend = Backend::qemu;
     std::string uri = "qemu:///system";
     std::vector<std::string> hosts;
+    Slurm slurm;
 };
 
 } // namespace rig::core

@@ -4,6 +4,7 @@
 
 #include "host/facts.hpp"
 #include "proc/process.hpp"
+#include "sched/slurm.hpp"
 
 #include <algorithm>
 #include <elf.h>
@@ -183,6 +184,47 @@ Check libvirt_share_check(const fs::path& data_dir) {
     return {"libvirt shares", Status::ok, trap + "; the results folder is reachable", ""};
 }
 
+// backend slurm: the cluster answers, munge (which every Slurm call rests on) works, and
+// the results folder, where the job files, kernels and sample folders of a run go unless
+// the scenario names another shared folder, can be written.
+Check slurm_check() {
+    if (!proc::find_program("sinfo"))
+        return {"slurm", Status::warn, "sinfo not installed; only needed for backend slurm",
+                "slurm-client"};
+    auto summary = sched::cluster_summary();
+    if (!summary)
+        return {"slurm", Status::warn,
+                summary.error().message +
+                    "; start a one-node cluster with scripts/start-slurm DIR and export the "
+                    "SLURM_CONF it prints",
+                "slurm-client"};
+    return {"slurm", Status::ok, *summary, "slurm-client"};
+}
+
+Check munge_check(const fs::path& data_dir) {
+    fs::path scratch = fs::absolute(data_dir);
+    while (!fs::exists(scratch) && scratch != scratch.parent_path())
+        scratch = scratch.parent_path();
+    auto round_trip = sched::munge_round_trip(scratch);
+    if (!round_trip)
+        return {"munge", Status::warn, round_trip.error().message + " (needed for backend slurm)",
+                "munge"};
+    return {"munge", Status::ok, *round_trip, "munge"};
+}
+
+Check shared_folder_check(const fs::path& data_dir) {
+    fs::path probe = fs::absolute(data_dir);
+    while (!fs::exists(probe) && probe != probe.parent_path())
+        probe = probe.parent_path();
+    if (::access(probe.c_str(), W_OK | X_OK) != 0)
+        return {"slurm shared folder", Status::warn,
+                probe.string() + " is not writable: backend slurm keeps job files, kernels and "
+                                 "samples there (or under the scenario's slurm.shared)",
+                ""};
+    return {"slurm shared folder", Status::ok,
+            probe.string() + " is writable; on a cluster every node must see it at this path", ""};
+}
+
 Check disk_check(const fs::path& data_dir) {
     fs::path probe = fs::absolute(data_dir);
     while (!fs::exists(probe) && probe.has_parent_path() && probe != probe.parent_path())
@@ -216,6 +258,9 @@ std::vector<Check> run_checks(const fs::path& data_dir) {
         libvirtd_check(),
         libvirt_share_check(data_dir),
         libvirt_kvm_check(),
+        slurm_check(),
+        munge_check(data_dir),
+        shared_folder_check(data_dir),
         disk_check(data_dir),
     };
 }

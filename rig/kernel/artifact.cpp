@@ -2,6 +2,8 @@
 // Prebuilt kernels in the content-addressed cache: kernels/<id>/{vmlinuz, modules/, meta}.
 #include "kernel/artifact.hpp"
 
+#include "core/diagnostic.hpp"
+#include "kernel/debian.hpp"
 #include "proc/process.hpp"
 #include "util/file.hpp"
 #include "util/hash.hpp"
@@ -212,25 +214,71 @@ fs::path default_cache_dir() {
     return fs::absolute(fs::path("rig-results") / "cache");
 }
 
-Expected<Artifact> fetch_debian(const std::string& package, const fs::path& cache,
+namespace {
+
+// The archive's sha256 of a package's candidate .deb, which apt-get download is held to.
+Expected<std::string> archive_sha256(const std::string& package) {
+    proc::RunOptions options;
+    options.timeout = std::chrono::minutes(2);
+    options.env = {{"LC_ALL", "C"}};
+    auto show = RIG_TRY(proc::run({"apt-cache", "show", "--no-all-versions", package}, options));
+    std::string sha256;
+    util::for_each_line(show.out, [&](std::string_view line) {
+        if (sha256.empty() && util::starts_with(line, "SHA256:"))
+            sha256 = std::string(util::trim(line.substr(7)));
+    });
+    if (show.exit_code != 0 || sha256.empty())
+        return fail(ErrorKind::infra, "apt-cache show " + package + " gives no SHA256");
+    return sha256;
+}
+
+// The one .deb in `folder`, or empty.
+fs::path deb_in(const fs::path& folder) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(folder, ec))
+        if (entry.path().extension() == ".deb")
+            return entry.path();
+    return {};
+}
+
+// Downloads `package` into cache/debs/PACKAGE/, where it stays until its kernel is in the
+// cache. A .deb already there is used only when its sha256 is the archive's: a killed
+// apt-get download leaves a partial file there, which is removed and fetched again,
+// never unpacked.
+Expected<fs::path> download_deb(const std::string& package, const fs::path& cache,
                                 const Status& status) {
-    fs::path index = cache / "kernels" / "debian" / package;
-    if (fs::exists(index)) {
-        fs::path dir = cache / "kernels" / util::trim(util::read_file(index));
-        if (fs::exists(dir / "meta") && fs::exists(dir / "vmlinuz"))
-            return load_artifact(dir);
+    const std::string expected = RIG_TRY(archive_sha256(package));
+    fs::path folder = cache / "debs" / package;
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot create " + folder.string() + ": " + ec.message());
+    if (fs::path kept = deb_in(folder); !kept.empty()) {
+        if (RIG_TRY(util::sha256_file(kept)) == expected)
+            return kept;
+        if (status)
+            status("the downloaded " + kept.filename().string() +
+                   " is not whole (an interrupted download?): fetching it again");
+        fs::remove(kept, ec);
     }
     if (status)
         status("fetching " + package);
-    fs::path staging = RIG_TRY(make_staging(cache));
-    RIG_TRY(run_checked({"apt-get", "download", package}, staging, std::chrono::minutes(20)));
-    fs::path deb;
-    for (const auto& entry : fs::directory_iterator(staging))
-        if (entry.path().extension() == ".deb")
-            deb = entry.path();
+    RIG_TRY(run_checked({"apt-get", "download", package}, folder, std::chrono::minutes(20)));
+    fs::path deb = deb_in(folder);
     if (deb.empty())
         return fail(ErrorKind::infra, "apt-get download " + package + " left no .deb");
+    if (RIG_TRY(util::sha256_file(deb)) != expected) {
+        fs::remove(deb, ec);
+        return fail(ErrorKind::infra, "apt-get download " + package +
+                                          " gave a .deb whose sha256 is not the archive's");
+    }
+    return deb;
+}
 
+// Unpacks an image package's kernel and modules into the cache; `version` as apt gave it.
+Expected<Artifact> unpack_deb(const fs::path& deb, const std::string& package,
+                              const fs::path& cache, const Status& status) {
+    fs::path staging = RIG_TRY(make_staging(cache));
     Artifact artifact;
     artifact.package = package;
     auto version = RIG_TRY(
@@ -262,8 +310,34 @@ Expected<Artifact> fetch_debian(const std::string& package, const fs::path& cach
         return fail(ErrorKind::infra, "cannot arrange " + kept.string() + ": " + ec.message());
     Artifact adopted = RIG_TRY(adopt(kept, artifact, cache));
     fs::remove_all(staging, ec);
+    return adopted;
+}
+
+} // namespace
+
+Expected<Artifact> fetch_debian(const std::string& name, const std::string& flavour,
+                                const fs::path& cache, const Status& status) {
+    // An exact name already fetched needs no archive: an old result reruns offline, and
+    // after its package has left the archive, for as long as the cache keeps it.
+    auto index_of = [&](const std::string& package) {
+        return cache / "kernels" / "debian" / package;
+    };
+    if (!core::is_debian_series(name))
+        if (auto cached = load_index(index_of(name), cache))
+            return *cached;
+    DebianPackage resolved = RIG_TRY(resolve_debian(name, flavour));
+    if (status && resolved.package != name)
+        status(name + " is " + resolved.package + " " + resolved.version);
+    if (auto cached = load_index(index_of(resolved.package), cache))
+        return *cached;
+    fs::path deb = RIG_TRY(download_deb(resolved.package, cache, status));
+    Artifact adopted = RIG_TRY(unpack_deb(deb, resolved.package, cache, status));
+    fs::path index = index_of(resolved.package);
+    std::error_code ec;
     fs::create_directories(index.parent_path(), ec);
     RIG_TRY(write_text(index, adopted.id + "\n"));
+    // The kernel is in the cache now; the .deb would only double the space it takes.
+    fs::remove_all(deb.parent_path(), ec);
     return adopted;
 }
 
@@ -290,6 +364,30 @@ Expected<Artifact> take_image(const fs::path& image, const fs::path& modules,
         RIG_TRY(ensure_depmod(staging, artifact.release));
     }
     return adopt(staging, artifact, cache);
+}
+
+Error locate(const Error& error, const core::Scenario& scenario, const core::Kernel& kernel) {
+    if (error.kind != ErrorKind::config)
+        return error;
+    const std::string key = kernel.source == core::KernelSource::debian ? ".debian" : ".image";
+    return Error{ErrorKind::config, core::located_message(scenario.file, kernel.loc,
+                                                          kernel.path + key, error.message)};
+}
+
+Expected<void> record_prebuilt(store::Database& db, const Artifact& artifact,
+                               const core::Kernel& kernel) {
+    store::KernelArtifact record;
+    record.cache_key = artifact.id;
+    record.source = kernel.source;
+    record.name = kernel.name;
+    record.release = artifact.release;
+    record.package = artifact.package;
+    record.package_version = artifact.package_version;
+    record.image_sha256 = artifact.image_sha256;
+    record.image_path = artifact.image.string();
+    record.modules_path = artifact.modules_dir.string();
+    RIG_TRY(db.add_kernel_artifact(record));
+    return {};
 }
 
 Expected<fs::path> make_staging(const fs::path& cache) {
@@ -326,7 +424,7 @@ Expected<Artifact> prebuilt(const core::Kernel& kernel, const fs::path& cache,
                             const Status& status) {
     switch (kernel.source) {
     case core::KernelSource::debian:
-        return fetch_debian(kernel.package, cache, status);
+        return fetch_debian(kernel.package, kernel.flavour, cache, status);
     case core::KernelSource::image:
         return take_image(kernel.image, kernel.modules, cache);
     case core::KernelSource::git:

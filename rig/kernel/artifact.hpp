@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/scenario.hpp"
+#include "store/store.hpp"
 #include "util/error.hpp"
 
 #include <filesystem>
@@ -32,10 +33,12 @@ std::filesystem::path default_cache_dir();
 
 using Status = std::function<void(const std::string& phase)>;
 
-// `debian: PACKAGE`: apt-get download + dpkg-deb -x, never installed. A second call for
-// the same package is a cache hit with no download.
-Expected<Artifact> fetch_debian(const std::string& package, const std::filesystem::path& cache,
-                                const Status& status = {});
+// `debian: NAME`: a series, metapackage or exact package (kernel/debian.hpp) resolved to
+// one exact package, then apt-get download + dpkg-deb -x, never installed. A second call
+// for the same exact package is a cache hit with no download; the artifact's package
+// and package_version say what was resolved.
+Expected<Artifact> fetch_debian(const std::string& name, const std::string& flavour,
+                                const std::filesystem::path& cache, const Status& status = {});
 
 // `image: PATH` with optional `modules: DIR`: copied into the cache by content.
 Expected<Artifact> take_image(const std::filesystem::path& image,
@@ -49,6 +52,15 @@ std::optional<std::filesystem::path> extract_vmlinux(const std::filesystem::path
 // The artifact for a prebuilt kernel entry; git kernels come from kernel/build.hpp.
 Expected<Artifact> prebuilt(const core::Kernel& kernel, const std::filesystem::path& cache,
                             const Status& status = {});
+
+// A config error of fetching `kernel` (a Debian name apt does not know), located at the
+// kernel's entry in the scenario file like every scenario error; other errors as they are.
+Error locate(const Error& error, const core::Scenario& scenario, const core::Kernel& kernel);
+
+// Stores a prebuilt kernel's artifact (what a Debian name resolved to included) in the
+// database under the scenario's kernel `name`.
+Expected<void> record_prebuilt(store::Database& db, const Artifact& artifact,
+                               const core::Kernel& kernel);
 
 // For builders: a fresh folder under cache/tmp to stage an artifact in.
 Expected<std::filesystem::path> make_staging(const std::filesystem::path& cache);

@@ -8,7 +8,9 @@
 #include "util/hash.hpp"
 #include "util/lock.hpp"
 #include "util/strings.hpp"
+#include "util/units.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -63,8 +65,11 @@ public:
     void report(const std::string& phase, size_t objects = 0) {
         m_phase = phase;
         if (m_settings.progress)
-            m_settings.progress({phase, objects, elapsed()});
+            m_settings.progress(
+                {phase, objects, elapsed(), m_expected.objects, m_expected.seconds});
     }
+    // What make is expected to do; set for a build from an empty folder.
+    void expect(const ColdBuildStats& stats) { m_expected = stats; }
     double elapsed() const { return std::chrono::duration<double>(Clock::now() - m_start).count(); }
     void log(const std::string& text) {
         m_log << text;
@@ -160,6 +165,7 @@ private:
     std::ofstream m_log;
     std::string m_phase;
     size_t m_objects = 0;
+    ColdBuildStats m_expected;
     Clock::time_point m_start = Clock::now();
 };
 
@@ -510,6 +516,53 @@ Expected<std::pair<std::vector<std::string>, ConfigValues>> configure(const fs::
 
 } // namespace
 
+std::string progress_text(const BuildProgress& progress) {
+    std::string text = progress.phase;
+    if (progress.objects > 0 || progress.expected_objects > 0) {
+        text += ", " + std::to_string(progress.objects);
+        if (progress.expected_objects > 0)
+            text += "/" + std::to_string(progress.expected_objects);
+        text += " objects";
+    }
+    // The remaining share of the objects at the earlier build's pace; never below zero,
+    // since this build may well be slower.
+    if (progress.expected_objects > 0 && progress.expected_seconds > 0) {
+        double done = std::min(1.0, static_cast<double>(progress.objects) /
+                                        static_cast<double>(progress.expected_objects));
+        auto left = std::chrono::milliseconds(
+            static_cast<int64_t>(progress.expected_seconds * (1.0 - done) * 1000.0));
+        text +=
+            left.count() > 0 ? ", about " + util::format_duration(left) + " left" : ", nearly done";
+    }
+    return text;
+}
+
+namespace {
+
+fs::path cold_build_stats_file(const fs::path& cache, const std::string& config_hash) {
+    return cache / "git" / "stats" / config_hash;
+}
+
+} // namespace
+
+std::optional<ColdBuildStats> load_cold_build_stats(const fs::path& cache,
+                                                    const std::string& config_hash) {
+    std::istringstream in(util::read_file(cold_build_stats_file(cache, config_hash)));
+    ColdBuildStats stats;
+    if (!(in >> stats.objects >> stats.seconds) || stats.objects == 0 || stats.seconds <= 0)
+        return std::nullopt;
+    return stats;
+}
+
+Expected<void> save_cold_build_stats(const fs::path& cache, const std::string& config_hash,
+                                     const ColdBuildStats& stats) {
+    fs::path file = cold_build_stats_file(cache, config_hash);
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    return write_text(file,
+                      std::to_string(stats.objects) + " " + std::to_string(stats.seconds) + "\n");
+}
+
 Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& settings) {
     auto started = Clock::now();
     auto report = [&](const std::string& phase) {
@@ -583,6 +636,13 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
     if (modules)
         argv.push_back("modules");
     const fs::path make_log = builder.log_path().string() + ".make";
+    // A folder without vmlinux builds everything: a build of the same config that did so
+    // before says how many objects and how long.
+    const bool cold = !fs::exists(out / "vmlinux");
+    if (cold)
+        if (auto stats = load_cold_build_stats(settings.cache, result.config_hash))
+            builder.expect(*stats);
+    const double make_started = builder.elapsed();
     int status = RIG_TRY(builder.make(argv, make_log, env));
     std::string make_output = util::read_file(make_log);
     builder.log(make_output);
@@ -592,6 +652,9 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
                 std::to_string(builder.objects()) + " objects");
     if (status != 0)
         return finish(BuildOutcome::build_failed, first_errors(make_output));
+    if (cold)
+        RIG_TRY(save_cold_build_stats(settings.cache, result.config_hash,
+                                      {builder.objects(), builder.elapsed() - make_started}));
 
     builder.report("collecting");
     fs::path staging = RIG_TRY(make_staging(settings.cache));

@@ -45,7 +45,26 @@ struct BuildProgress {
     std::string phase;  // resolving, waiting for lock, checkout, patching, configuring, ...
     size_t objects = 0; // make's "  CC  path" style lines so far
     double elapsed_seconds = 0;
+    // A build from an empty folder of a config built that way before expects as many
+    // objects and about as long as that one took; 0 when nothing is known (the first cold
+    // build of a config, and incremental builds, whose share of the work make decides).
+    size_t expected_objects = 0;
+    double expected_seconds = 0;
 };
+
+// "building, 1234/2710 objects, about 4m 10s left" (objects and time only when known).
+std::string progress_text(const BuildProgress& progress);
+
+// What the last build of a config from an empty folder took, kept in the cache (so that
+// the next one, after a gc or in another clone, can say how far it is).
+struct ColdBuildStats {
+    size_t objects = 0;
+    double seconds = 0;
+};
+std::optional<ColdBuildStats> load_cold_build_stats(const std::filesystem::path& cache,
+                                                    const std::string& config_hash);
+Expected<void> save_cold_build_stats(const std::filesystem::path& cache,
+                                     const std::string& config_hash, const ColdBuildStats& stats);
 
 struct BuildSettings {
     std::filesystem::path cache;                        // kernel::default_cache_dir() in rig itself

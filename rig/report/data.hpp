@@ -42,8 +42,8 @@ struct MetricValues {
 };
 
 // One cell of one run. Durations, CPU and metrics come from "measured" samples only: ok,
-// and errors (the compile finished, as seed 004's "several errors (compilation
-// completed)").
+// and errors (the compile finished, as the 9p cache/msize table's "several errors
+// (compilation completed)").
 struct CellResult {
     int64_t run_id = 0;
     core::Cell cell;
@@ -90,6 +90,8 @@ struct SignatureGroup {
 
 struct ReportData {
     std::vector<RunHeader> runs;
+    // What each Debian kernel resolved to, by run: a series name names no one package.
+    std::vector<store::KernelPackage> kernel_packages;
     std::vector<CellResult> cells;          // in run order, then the scenario's cell order
     std::vector<SignatureGroup> signatures; // errors first, then by lines, most first
 };

@@ -18,7 +18,7 @@ struct Grid {
     std::vector<std::string> notes; // legend lines under the table
 };
 
-// The flat seed-004 table, or the pivot when options.rows/cols are given. comparisons
+// The flat 9p cache/msize table, or the pivot when options.rows/cols are given. comparisons
 // is empty without a baseline.
 Expected<Grid> results_grid(const ReportData& data, const std::vector<Comparison>& comparisons,
                             const RenderOptions& options);
@@ -26,7 +26,6 @@ Expected<Grid> results_grid(const ReportData& data, const std::vector<Comparison
 std::string case_label(size_t index);
 // "A) deb-6.1 debian 9p 512000 loose": a cell as the errors view names it.
 std::string describe_cell(const ReportData& data, size_t cell);
-std::string runs_heading(const ReportData& data);
 std::string test_name(Test test);
 // The metric the baseline and the pivot use; "" for the duration.
 std::string compared_metric(const RenderOptions& options);

@@ -4,6 +4,7 @@
 
 #include "report/grid.hpp"
 #include "report/metrics.hpp"
+#include "util/strings.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -306,10 +307,9 @@ Expected<std::string> render_html(const ReportData& data,
                       escape_html(title) + "</title>\n<style>" + k_style +
                       "</style>\n</head>\n<body>\n<h1>" + escape_html(title) + "</h1>\n";
     out += "<p class=\"runs\">";
-    for (const auto& run : data.runs)
-        out += escape_html(fmt::format("{}, run {} ({}, started {})", run.scenario, run.id,
-                                       run.status, run.started_at)) +
-               "<br>";
+    for (const std::string& line : util::split(runs_heading(data), '\n'))
+        if (!line.empty())
+            out += escape_html(line) + "<br>";
     out += "</p>\n<h2>Charts</h2>\n<div class=\"charts\">\n" + duration_chart(data) +
            cpu_chart(data) + errors_chart(data) + "</div>\n<h2>Results</h2>\n" + table_html(grid) +
            metrics_html(data) + "<h2>Error lines by signature</h2>\n" + signatures_html(data) +

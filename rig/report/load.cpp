@@ -157,6 +157,7 @@ Expected<ReportData> load(store::Database& db, const Selection& selection) {
             result.cell = std::move(cell);
         }
     }
+    data.kernel_packages = RIG_TRY(db.kernel_packages(run_ids));
     RIG_TRY(check_keys(all, selection));
     for (auto& result : all)
         if (selected(result, selection))

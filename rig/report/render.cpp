@@ -20,7 +20,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// Axes that have their own columns in seed 004's order; any other axis follows them.
+// Axes that have their own columns in the order of Schoenebeck's 9p cache/msize table; any other
+// axis follows them.
 const std::vector<std::string> k_fixed_axes{"config", "fs", "msize", "cache"};
 
 std::string or_dash(const std::string& text) {
@@ -519,11 +520,20 @@ Json summary_json(const core::Summary& s, bool with_ci) {
 
 Json runs_json(const ReportData& data) {
     Json runs = Json::array();
-    for (const auto& run : data.runs)
+    for (const auto& run : data.runs) {
+        Json packages = Json::array();
+        for (const auto& used : data.kernel_packages)
+            if (used.run_id == run.id)
+                packages.push_back({{"kernel", used.kernel_name},
+                                    {"package", used.package},
+                                    {"version", used.package_version},
+                                    {"samples", used.samples}});
         runs.push_back({{"id", run.id},
                         {"scenario", run.scenario},
                         {"started_at", run.started_at},
-                        {"status", run.status}});
+                        {"status", run.status},
+                        {"kernel_packages", packages}});
+    }
     return runs;
 }
 
@@ -772,9 +782,15 @@ std::string describe_cell(const ReportData& data, size_t cell) {
 
 std::string runs_heading(const ReportData& data) {
     std::string out;
-    for (const auto& run : data.runs)
+    for (const auto& run : data.runs) {
         out += fmt::format("{}, run {} ({}, started {})\n", run.scenario, run.id, run.status,
                            run.started_at);
+        for (const auto& used : data.kernel_packages)
+            if (used.run_id == run.id)
+                out += fmt::format("  {}: {} {} ({} {})\n", used.kernel_name, used.package,
+                                   used.package_version, used.samples,
+                                   used.samples == 1 ? "sample" : "samples");
+    }
     return out;
 }
 

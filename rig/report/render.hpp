@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The one report renderer: the seed-004 table, its baseline comparison and pivot, and
-// the error signatures, as plain text, markdown, CSV, JSON or a self-contained HTML page.
-// `rig run`, `rig report` and the bisect report all print through it.
+// The one report renderer: the 9p cache/msize table (after Schoenebeck's), its baseline comparison
+// and pivot, and the error signatures, as plain text, markdown, CSV, JSON or a self-contained HTML
+// page. `rig run`, `rig report` and the bisect report all print through it.
 #pragma once
 
 #include "report/compare.hpp"
@@ -39,6 +39,10 @@ MetricsRead metrics_shown(const RenderOptions& options);
 // A usage error for an unknown key, a baseline no cell has, an ambiguous pivot or a
 // metric no cell has.
 Expected<std::string> render(const ReportData& data, const RenderOptions& options);
+
+// "quickstart, run 3 (finished, started ...)" per run, each followed by the Debian
+// packages its kernels resolved to: what text, markdown and HTML reports open with.
+std::string runs_heading(const ReportData& data);
 
 // "12.3s", "20m 40s": durations as a mail reader expects them.
 std::string format_seconds(double seconds);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The seed-004 table of a run as `rig run` prints it at the end: one row per cell with
+// The 9p cache/msize table of a run as `rig run` prints it at the end: one row per cell with
 // duration spread, host CPU and error counts, through the report renderer.
 #pragma once
 

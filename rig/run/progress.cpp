@@ -64,6 +64,29 @@ void Progress::end_sample(const std::string& outcome, double seconds) {
          outcome + " in " + format_seconds(seconds));
 }
 
+void Progress::batch(size_t queued, size_t running, size_t done) {
+    std::string counts = "queued " + std::to_string(queued) + ", running " +
+                         std::to_string(running) + ", done " + std::to_string(done) + "/" +
+                         std::to_string(m_total);
+    if (!m_tty && counts == m_batch_line)
+        return;
+    if (m_tty && counts == m_batch_line && Clock::now() - m_last_draw < std::chrono::seconds(1))
+        return;
+    m_batch_line = counts;
+    m_last_draw = Clock::now();
+    double elapsed = std::chrono::duration<double>(Clock::now() - m_run_start).count();
+    std::string eta = "?";
+    if (done > 0 && done <= m_total)
+        eta = format_seconds(elapsed / static_cast<double>(done) *
+                             static_cast<double>(m_total - done));
+    std::string line =
+        "slurm: " + counts + " (elapsed " + format_seconds(elapsed) + ", ETA " + eta + ")";
+    if (m_tty)
+        m_out << "\r\033[K" << line << std::flush;
+    else
+        m_out << line << "\n" << std::flush;
+}
+
 void Progress::note(const std::string& line) {
     if (m_tty)
         m_out << "\r\033[K";

@@ -18,6 +18,9 @@ public:
     void tick(); // cheap; redraws the terminal line at most once a second
     void end_sample(const std::string& outcome, double seconds);
     void note(const std::string& line); // a line that stays, above the status line
+    // Samples run as batch jobs, many at once: the status line counts them instead.
+    // Elsewhere than a terminal a line is printed only when the counts change.
+    void batch(size_t queued, size_t running, size_t done);
 
 private:
     using Clock = std::chrono::steady_clock;
@@ -35,6 +38,7 @@ private:
     Clock::time_point m_run_start = Clock::now();
     Clock::time_point m_sample_start = Clock::now();
     Clock::time_point m_last_draw{};
+    std::string m_batch_line; // the counts last shown
 };
 
 } // namespace rig::run

@@ -9,6 +9,7 @@
 #include "kernel/artifact.hpp"
 #include "kernel/build.hpp"
 #include "rig_config.hpp"
+#include "run/batch.hpp"
 #include "run/hosts.hpp"
 #include "run/progress.hpp"
 #include "run/sample.hpp"
@@ -16,9 +17,11 @@
 #include "util/strings.hpp"
 #include "util/units.hpp"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
+#include <tuple>
 
 namespace rig::run {
 
@@ -70,10 +73,8 @@ Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario, const co
             return;
         last_phase = status.phase;
         last_shown = status.elapsed_seconds;
-        std::string text = label + ": " + status.phase;
-        if (status.objects > 0)
-            text += ", " + std::to_string(status.objects) + " objects";
-        progress.phase(text + ", " + seconds_text(status.elapsed_seconds));
+        progress.phase(label + ": " + kernel::progress_text(status) + ", " +
+                       seconds_text(status.elapsed_seconds));
     };
     fs::path scenario_dir = fs::absolute(scenario.file).parent_path();
     auto result =
@@ -103,21 +104,13 @@ Expected<PreparedKernel> prepare_kernel(const core::Scenario& scenario, const co
         progress.note("kernel " + spec.name + ": " + phase);
     });
     if (!artifact)
-        return tl::unexpected(artifact.error());
-    store::KernelArtifact record;
-    record.cache_key = artifact->id;
-    record.source = spec.source;
-    record.name = spec.name;
-    record.release = artifact->release;
-    record.package = artifact->package;
-    record.package_version = artifact->package_version;
-    record.image_sha256 = artifact->image_sha256;
-    record.image_path = artifact->image.string();
-    record.modules_path = artifact->modules_dir.string();
-    RIG_TRY(db.add_kernel_artifact(record));
-    progress.note("kernel " + spec.name + ": " + artifact->release + " (" +
-                  (artifact->package_version.empty() ? artifact->id : artifact->package_version) +
-                  "), building initramfs");
+        return tl::unexpected(kernel::locate(artifact.error(), scenario, spec));
+    RIG_TRY(kernel::record_prebuilt(db, *artifact, spec));
+    progress.note("kernel " + spec.name + ": " +
+                  (artifact->package.empty()
+                       ? artifact->release + " (" + artifact->id + ")"
+                       : artifact->package + " " + artifact->package_version) +
+                  ", building initramfs");
     auto initrd = RIG_TRY(guest::base_initramfs(*artifact, settings.cache_dir));
     return PreparedKernel{*artifact, initrd};
 }
@@ -287,6 +280,78 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
     return {};
 }
 
+// backend slurm: every sample of the plan as a task of a job array. Kernels are fetched
+// and built here, on the coordinator; nodes only boot them.
+Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<core::Cell>& cells,
+                            RunState& state) {
+    const core::Scenario& scenario = state.scenario;
+    fs::path shared =
+        state.settings.shared.empty() ? state.settings.results_dir : state.settings.shared;
+    fs::path run_dir = shared / "runs" / std::to_string(state.run_id);
+    std::map<KernelKey, PreparedKernel> kernels;
+    std::map<std::string, int> position;
+    for (size_t i = 0; i < cells.size(); ++i)
+        position[cells[i].id] = static_cast<int>(i);
+    std::vector<BatchSample> samples;
+    bool warmups = false;
+    for (const Planned& planned : plan) {
+        if (planned.repetition < 0) {
+            warmups = true; // a warmup warms a node, and each task may land on another one
+            continue;
+        }
+        const core::Cell& cell = *planned.cell;
+        if (!kernels.count(kernel_key(cell))) {
+            auto prepared = prepare_kernel(scenario, cell, state.settings, state.db,
+                                           state.interrupted, state.progress);
+            if (!prepared && prepared.error().kind == ErrorKind::interrupted)
+                return {};
+            PreparedKernel kernel = RIG_TRY(std::move(prepared));
+            std::tie(kernel.artifact.boot_image, kernel.base_initrd) = RIG_TRY(share_kernel(
+                kernel.artifact.id, kernel.artifact.boot_image, kernel.base_initrd, shared));
+            kernels[kernel_key(cell)] = std::move(kernel);
+        }
+        const PreparedKernel& kernel = kernels.at(kernel_key(cell));
+        BatchSample sample;
+        // Stable across resumes: the cells of a run's stored scenario keep their order.
+        sample.index = position.at(cell.id) * scenario.repeat + planned.repetition;
+        sample.label = sample_label(scenario, planned);
+        SampleJob& job = sample.job;
+        job.scenario_file = scenario.file;
+        job.scenario_text = scenario.text;
+        job.cell = cell;
+        job.repetition = planned.repetition;
+        job.kernel_id = kernel.artifact.id;
+        job.boot_image = kernel.artifact.boot_image;
+        job.base_initrd = kernel.base_initrd;
+        job.dir = run_dir / cell.id / std::to_string(planned.repetition);
+        samples.push_back(std::move(sample));
+    }
+    if (warmups)
+        state.progress.note("warmup rounds are skipped on backend slurm: each sample may run on "
+                            "another node");
+    BatchSettings settings;
+    settings.jobs_dir = run_dir / "jobs";
+    settings.program = state.settings.program;
+    settings.cwd = fs::current_path();
+    auto run = RIG_TRY(state.db.run(state.run_id));
+    settings.job_name = batch_job_name(state.settings.db, run ? run->started_at : "",
+                                       "run" + std::to_string(state.run_id));
+    settings.options = job_options(scenario);
+    BatchEvents events;
+    events.finished = [&](const core::Sample& sample) -> Expected<void> {
+        RIG_TRY(state.db.add_sample(state.run_id, sample));
+        ++state.summary.samples_run;
+        if (sample.outcome != core::Outcome::ok)
+            ++state.summary.samples_not_ok;
+        return {};
+    };
+    events.note = [&](const std::string& text) { state.progress.note(text); };
+    events.counts = [&](size_t queued, size_t running, size_t done) {
+        state.progress.batch(queued, running, done);
+    };
+    return run_batch(scenario, std::move(samples), settings, state.interrupted, events);
+}
+
 } // namespace
 
 Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Database& db,
@@ -301,14 +366,16 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
                                   const std::vector<Host>& hosts, const RunSettings& settings,
                                   int64_t run_id, const std::atomic<bool>& interrupted,
                                   std::ostream& out) {
-    if (hosts.empty())
+    if (hosts.empty() && !settings.batch)
         return fail(ErrorKind::usage, "no host to run samples on");
-    vm::Hypervisor& hypervisor = *hosts.front().hypervisor;
     auto cells = RIG_TRY(core::expand(scenario));
-    RIG_TRY(find_programs(cells, hosts));
+    // A batch job's node looks for its own (run/worker.cpp): they need not be here.
+    if (!settings.batch)
+        RIG_TRY(find_programs(cells, hosts));
     host::Facts facts = host::probe();
     std::string accel = host::choose_accel(scenario.guest.accel, facts.kvm);
-    if (accel == "kvm" && !facts.kvm)
+    // A batch job's node chooses for itself (run/worker.cpp).
+    if (accel == "kvm" && !facts.kvm && !settings.batch)
         return fail(ErrorKind::infra, "guest.accel is kvm but /dev/kvm is not usable here");
 
     RunSummary summary;
@@ -340,7 +407,8 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
         out << " + " << scenario.warmup << " warmup rounds";
     if (resuming)
         out << ", resuming: " << finished.size() << " samples already done";
-    out << ", accel " << accel << ", backend " << hypervisor.name();
+    out << ", accel " << accel << ", backend "
+        << (settings.batch ? std::string("slurm") : hosts.front().hypervisor->name());
     if (hosts.size() > 1) {
         out << " on " << hosts.size() << " hosts:";
         for (const Host& host : hosts)
@@ -348,15 +416,18 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
     }
     out << "\n";
 
-    Progress progress(out, settings.tty, plan.size());
+    size_t stored_samples = static_cast<size_t>(std::count_if(
+        plan.begin(), plan.end(), [](const Planned& p) { return p.repetition >= 0; }));
+    Progress progress(out, settings.tty, settings.batch ? stored_samples : plan.size());
     std::map<KernelKey, PreparedKernel> kernels;
     fs::path run_dir = settings.results_dir / "runs" / std::to_string(run_id);
-    if (hosts.size() > 1) {
-        RunState state{scenario, db,          settings, run_id, accel,
-                       run_dir,  interrupted, progress, summary};
+    RunState state{scenario, db, settings, run_id, accel, run_dir, interrupted, progress, summary};
+    if (settings.batch)
+        RIG_TRY(run_as_batch(plan, cells, state));
+    else if (hosts.size() > 1)
         RIG_TRY(run_on_several_hosts(plan, hosts, state));
-    }
-    for (size_t i = 0; hosts.size() == 1 && i < plan.size() && !interrupted; ++i) {
+    for (size_t i = 0; !settings.batch && hosts.size() == 1 && i < plan.size() && !interrupted;
+         ++i) {
         const core::Cell& cell = *plan[i].cell;
         int repetition = plan[i].repetition;
         std::string label = sample_label(scenario, plan[i]);
@@ -377,7 +448,7 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
                               run_dir / cell.id /
                                   (repetition < 0 ? "warmup" : std::to_string(repetition)),
                               accel,
-                              hypervisor,
+                              *hosts.front().hypervisor,
                               interrupted,
                               [&](const std::string& name) { progress.phase(name); },
                               [&] { progress.tick(); }};

@@ -20,6 +20,11 @@ struct RunSettings {
     std::filesystem::path results_dir; // per-sample logs: results_dir/runs/<run>/...
     std::filesystem::path cache_dir;   // kernels and initramfs images
     bool tty = false;
+    // backend slurm: samples run as batch jobs (run/batch.hpp), not on hosts.
+    bool batch = false;
+    std::filesystem::path shared;  // the folder every node sees; empty: results_dir
+    std::filesystem::path program; // rig's binary, at this path on every node
+    std::filesystem::path db;      // names the run's jobs (batch_job_name)
 };
 
 struct RunSummary {
@@ -31,7 +36,8 @@ struct RunSummary {
 };
 
 // Runs what `run_id`'s run still lacks; a fresh run when run_id is 0. Samples already
-// stored are skipped, so a resumed run never repeats one.
+// stored are skipped, so a resumed run never repeats one. With settings.batch the
+// samples go to the scheduler and `hypervisor` is unused.
 Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Database& db,
                                   vm::Hypervisor& hypervisor, const RunSettings& settings,
                                   int64_t run_id, const std::atomic<bool>& interrupted,
@@ -46,7 +52,8 @@ struct Host {
 // The same over several hosts: samples run concurrently, one per host at a time. A host
 // whose hypervisor is unreachable after an infra-error sample has dropped out: it is
 // marked dropped in the run's hosts (store::RunHost) and its sample runs on another
-// host. When every host is gone the run stays open for --resume.
+// host. When every host is gone the run stays open for --resume. With settings.batch
+// `hosts` may be empty.
 Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Database& db,
                                   const std::vector<Host>& hosts, const RunSettings& settings,
                                   int64_t run_id, const std::atomic<bool>& interrupted,

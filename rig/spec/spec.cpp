@@ -27,9 +27,9 @@ using core::Located;
 
 const std::vector<std::string> k_top_keys{"name",     "kernels", "matrix", "exclude", "include",
                                           "workload", "repeat",  "warmup", "guest",   "timeouts",
-                                          "backend",  "uri",     "hosts"};
-const std::vector<std::string> k_kernel_keys{"name", "debian", "image",   "modules", "git",
-                                             "ref",  "config", "patches", "options"};
+                                          "backend",  "uri",     "hosts",  "slurm"};
+const std::vector<std::string> k_kernel_keys{"name", "debian", "flavour", "image",   "modules",
+                                             "git",  "ref",    "config",  "patches", "options"};
 const std::vector<std::string> k_sources{"debian", "image", "git"};
 const std::vector<std::string> k_git_only{"ref", "config", "patches", "options"};
 const std::vector<std::string> k_workload_keys{"generate", "tree", "command", "phases"};
@@ -37,7 +37,14 @@ const std::vector<std::string> k_generate_keys{"units", "headers", "functions"};
 const std::vector<std::string> k_guest_keys{"memory", "cpus", "accel", "count_9p"};
 const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
 const std::vector<std::string> k_accels{"auto", "kvm", "tcg"};
-const std::vector<std::string> k_backends{"qemu", "libvirt"};
+const std::vector<std::string> k_backends{"qemu", "libvirt", "slurm"};
+const std::vector<std::string> k_slurm_keys{"partition", "time",   "account", "constraint",
+                                            "exclusive", "sbatch", "shared"};
+// sbatch options rig sets itself for every job: the array, its name (how a resumed run
+// finds its jobs), where output goes, and the script with its arguments.
+const std::vector<std::string> k_sbatch_owned{
+    "--array", "-a", "--job-name", "-J",     "--output",  "-o",           "--error",         "-e",
+    "--chdir", "-D", "--parsable", "--wrap", "--requeue", "--no-requeue", "--cpus-per-task", "-c"};
 
 const std::string k_default_generate_command = "make -j2";
 
@@ -217,6 +224,22 @@ Expected<void> read_git_details(const Context& context, const std::vector<Entry>
     return {};
 }
 
+// `flavour: cloud-amd64` picks the flavour a `debian:` series resolves to; an exact or
+// metapackage name carries its flavour in itself.
+Expected<void> read_flavour(const Context& context, const Entry& entry, core::Kernel& kernel) {
+    if (kernel.source != core::KernelSource::debian || !core::is_debian_series(kernel.package))
+        return error_at(context, entry.key_node, entry.path,
+                        "'flavour' applies only to a Debian series such as "
+                        "'debian: linux-image-6.1' (a package name carries its flavour)");
+    kernel.flavour =
+        RIG_TRY(read_argument(context, entry.value, entry.path, "a flavour (amd64)")).value;
+    if (!is_word(kernel.flavour, "-", false))
+        return error_at(context, entry.value, entry.path,
+                        "flavours use only a-z, 0-9 and '-' (amd64, cloud-amd64), got '" +
+                            kernel.flavour + "'");
+    return {};
+}
+
 // `name_loc` receives where the name is written, for the duplicate-name message.
 Expected<core::Kernel> read_kernel(const Context& context, const Item& item, core::Loc& name_loc) {
     std::vector<Entry> entries = RIG_TRY(read_map(context, item.node, item.path, &k_kernel_keys));
@@ -279,6 +302,8 @@ Expected<core::Kernel> read_kernel(const Context& context, const Item& item, cor
                                     source->key + "')");
             kernel.modules = RIG_TRY(read_scalar(context, entry.value, entry.path, "a path")).value;
         }
+        if (entry.key == "flavour")
+            RIG_TRY(read_flavour(context, entry, kernel));
     }
     if (kernel.source == core::KernelSource::git) {
         if (!find_entry(entries, "ref"))
@@ -543,6 +568,80 @@ Expected<core::Timeouts> read_timeouts(const Context& context, const Entry& entr
     return timeouts;
 }
 
+// Names of partitions, accounts and features: Slurm's own characters, so that a value can
+// only ever be one sbatch argument's value. A constraint may combine features (&|,*[]()).
+Expected<Located> read_slurm_name(const Context& context, const Entry& key,
+                                  std::string_view extra) {
+    Located value = RIG_TRY(read_argument(context, key.value, key.path, "a name"));
+    if (!is_word(value.value, extra))
+        return error_at(context, value,
+                        "use only letters, digits and '" + std::string(extra) + "', got '" +
+                            value.value + "'");
+    return value;
+}
+
+// Each item is one sbatch option, such as --qos=high or --mem=4G; options rig sets for
+// every job cannot be overridden here.
+Expected<std::vector<Located>> read_sbatch_arguments(const Context& context, const Entry& key) {
+    std::vector<Located> arguments =
+        RIG_TRY(read_scalars(context, key.value, key.path, Shape::list));
+    for (const Located& argument : arguments) {
+        if (argument.value.front() != '-')
+            return error_at(context, argument,
+                            "each item is one sbatch option starting with '-', got '" +
+                                argument.value + "'");
+        std::string option = argument.value.substr(0, argument.value.find('='));
+        if (contains(k_sbatch_owned, option) || (option.size() > 2 && option[1] != '-' &&
+                                                 contains(k_sbatch_owned, option.substr(0, 2))))
+            return error_at(context, argument,
+                            "rig sets " + option + " itself for every job; remove it");
+    }
+    return arguments;
+}
+
+Expected<core::Slurm> read_slurm(const Context& context, const Entry& entry) {
+    core::Slurm slurm;
+    slurm.loc = loc_of(entry.key_node);
+    for (const Entry& key : RIG_TRY(read_map(context, entry.value, entry.path, &k_slurm_keys))) {
+        if (key.key == "partition") {
+            slurm.partition = RIG_TRY(read_slurm_name(context, key, "._-"));
+        } else if (key.key == "account") {
+            slurm.account = RIG_TRY(read_slurm_name(context, key, "._-"));
+        } else if (key.key == "constraint") {
+            slurm.constraint = RIG_TRY(read_slurm_name(context, key, "._-&|,*[]()"));
+        } else if (key.key == "time") {
+            Located text = RIG_TRY(read_scalar(context, key.value, key.path, "a duration"));
+            auto duration = util::parse_duration(text.value);
+            if (!duration)
+                return error_at(context, text,
+                                "expected a duration such as 90m or 2h, got '" + text.value + "'");
+            if (duration->count() <= 0)
+                return error_at(context, text, "must be longer than 0, got '" + text.value + "'");
+            // sbatch counts whole minutes; a limit never rounds down below what was asked.
+            slurm.time_limit = std::chrono::ceil<std::chrono::minutes>(*duration);
+            slurm.time = text;
+        } else if (key.key == "exclusive") {
+            Located value = RIG_TRY(read_scalar(context, key.value, key.path, "true or false"));
+            auto boolean = core::canonical_boolean(value.value);
+            if (!boolean)
+                return error_at(context, value,
+                                "expected true or false, got '" + value.value + "'");
+            slurm.exclusive = *boolean == "true";
+        } else if (key.key == "sbatch") {
+            slurm.sbatch = RIG_TRY(read_sbatch_arguments(context, key));
+        } else {
+            Located value = RIG_TRY(read_scalar(context, key.value, key.path, "a folder"));
+            if (value.value.front() != '/')
+                return error_at(context, value,
+                                "the shared folder must be an absolute path (every node sees it "
+                                "at the same place), got '" +
+                                    value.value + "'");
+            slurm.shared = value.value;
+        }
+    }
+    return slurm;
+}
+
 Expected<void> read_backend(const Context& context, const std::vector<Entry>& entries,
                             core::Scenario& scenario) {
     std::string backend_name = "qemu";
@@ -552,13 +651,25 @@ Expected<void> read_backend(const Context& context, const std::vector<Entry>& en
             return error_at(context, value, unknown("backend", value.value, k_backends));
         backend_name = value.value;
     }
-    scenario.backend = backend_name == "libvirt" ? core::Backend::libvirt : core::Backend::qemu;
+    scenario.backend = backend_name == "libvirt" ? core::Backend::libvirt
+                       : backend_name == "slurm" ? core::Backend::slurm
+                                                 : core::Backend::qemu;
     for (std::string_view key : {"uri", "hosts"}) {
         const Entry* entry = find_entry(entries, key);
         if (entry && scenario.backend != core::Backend::libvirt)
             return error_at(context, entry->key_node, entry->path,
                             "'" + std::string(key) +
-                                "' applies only to backend libvirt (backend is qemu)");
+                                "' applies only to backend libvirt (backend is " + backend_name +
+                                ")");
+    }
+    if (const Entry* slurm = find_entry(entries, "slurm")) {
+        if (scenario.backend != core::Backend::slurm)
+            return error_at(context, slurm->key_node, slurm->path,
+                            "'slurm' applies only to backend slurm (backend is " + backend_name +
+                                ")");
+        scenario.slurm = RIG_TRY(read_slurm(context, *slurm));
+    } else if (const Entry* backend = find_entry(entries, "backend")) {
+        scenario.slurm.loc = loc_of(backend->value);
     }
     if (const Entry* uri = find_entry(entries, "uri")) {
         Located value = RIG_TRY(read_scalar(context, uri->value, uri->path, "a libvirt URI"));

@@ -812,6 +812,23 @@ Expected<std::vector<std::string>> Database::metric_names(const std::vector<int6
     return out;
 }
 
+Expected<std::vector<KernelPackage>>
+Database::kernel_packages(const std::vector<int64_t>& run_ids) {
+    auto select = RIG_TRY(Statement::prepare(
+        *m_impl, "SELECT s.run_id, c.kernel_name, a.package, a.package_version, count(*) "
+                 "FROM samples s JOIN cells c USING (run_id, cell_id) "
+                 "JOIN kernel_artifacts a ON a.cache_key = s.kernel_artifact "
+                 "WHERE s.run_id IN (SELECT value FROM json_each(?1)) AND a.package <> '' "
+                 "GROUP BY s.run_id, c.kernel_name, a.package, a.package_version "
+                 "ORDER BY s.run_id, c.kernel_name, a.package, a.package_version"));
+    select.bind(id_array(run_ids));
+    std::vector<KernelPackage> out;
+    while (RIG_TRY(select.step()))
+        out.push_back(KernelPackage{select.integer(0), select.text(1), select.text(2),
+                                    select.text(3), select.integer(4)});
+    return out;
+}
+
 Expected<std::vector<SignatureCount>>
 Database::signature_counts(const std::vector<int64_t>& run_ids) {
     // Grouped in SQL: a noisy cell can carry thousands of lines with one signature.

@@ -69,6 +69,17 @@ struct SampleFacts {
     std::vector<core::Metric> metrics; // sorted by name
 };
 
+// The Debian package one kernel of a run was resolved to, and how many samples ran on it:
+// a series name resolves to whatever the archive had newest when the run (or its resume)
+// prepared its kernels.
+struct KernelPackage {
+    int64_t run_id = 0;
+    std::string kernel_name;
+    std::string package;
+    std::string package_version;
+    int64_t samples = 0;
+};
+
 // One error-line signature of one cell of one run, counted, with its first occurrence.
 struct SignatureCount {
     int64_t run_id = 0;
@@ -219,6 +230,8 @@ public:
     // The names of the metrics that samples of these runs carry, sorted. It reads every
     // metric row of the runs: for error messages, not for reports.
     Expected<std::vector<std::string>> metric_names(const std::vector<int64_t>& run_ids);
+    // The Debian packages the samples of these runs ran on, by run, kernel and package.
+    Expected<std::vector<KernelPackage>> kernel_packages(const std::vector<int64_t>& run_ids);
     // Signatures per (run, cell, severity), ordered by run, cell and first occurrence.
     Expected<std::vector<SignatureCount>> signature_counts(const std::vector<int64_t>& run_ids);
     // Samples a resumed run must not repeat: every stored one except the aborted.

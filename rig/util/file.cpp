@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "util/file.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 namespace rig::util {
 
@@ -12,6 +16,39 @@ std::string read_file(const std::filesystem::path& path) {
     std::ostringstream out;
     out << in.rdbuf();
     return out.str();
+}
+
+tl::expected<void, std::string> write_file_atomically(const std::filesystem::path& path,
+                                                      std::string_view text) {
+    std::filesystem::path temporary = path.string() + ".tmp." + std::to_string(::getpid());
+    auto failed = [&](const char* what) {
+        std::string message =
+            "cannot " + std::string(what) + " " + temporary.string() + ": " + std::strerror(errno);
+        ::unlink(temporary.c_str());
+        return tl::unexpected(message);
+    };
+    int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return failed("create");
+    for (size_t done = 0; done < text.size();) {
+        ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote < 0) {
+            ::close(fd);
+            return failed("write");
+        }
+        done += static_cast<size_t>(wrote);
+    }
+    // On shared storage the rename must not reach another node before the bytes do.
+    if (::fsync(fd) != 0) {
+        ::close(fd);
+        return failed("sync");
+    }
+    ::close(fd);
+    if (::rename(temporary.c_str(), path.c_str()) != 0)
+        return failed("rename");
+    return {};
 }
 
 bool for_each_file_line(const std::filesystem::path& path,

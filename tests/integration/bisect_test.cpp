@@ -10,6 +10,7 @@
 #include "linux_repo.hpp"
 #include "rig_binary.hpp"
 #include "scratch.hpp"
+#include "slurm_cluster.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -441,6 +442,32 @@ TEST(Bisect, EndpointsThatDoNotReproduceGiveAClearMessage) {
     auto nothing = run_rig(start_args(scratch, scenario, "cache=none", h.good, h.bad, {}));
     EXPECT_EQ(nothing.exit_code, 2);
     EXPECT_NE(nothing.err.find("matches 0 cells"), std::string::npos) << nothing.err;
+}
+
+// backend slurm: each sample is a job on a one-node cluster, the builds stay here (the
+// endpoints are cached by the test above).
+TEST(Bisect, SamplesRunAsSlurmJobsWithBackendSlurm) {
+    rig::test::SlurmCluster cluster;
+    Scratch scratch("slurm");
+    const FunctionalHistory& h = functional_history();
+    fs::path scenario = write_scenario(scratch, "bisect-slurm");
+    std::ofstream(scenario, std::ios::app) << "backend: slurm\nslurm: {time: 30m}\n";
+    auto result =
+        run_rig(start_args(scratch, scenario, "cache=loose", h.good, h.bad, {"--samples", "2"}),
+                k_bisect_timeout);
+    EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+    EXPECT_NE(result.out.find("not reproducible at BAD"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("slurm: submitted job"), std::string::npos) << result.out;
+    std::string samples = one(scratch.db, "SELECT count(*) FROM samples WHERE outcome = 'ok'");
+    EXPECT_GE(std::stoi(samples), 2);
+    // Each sample's record came from a worker, beside its job file.
+    size_t records = 0;
+    for (const auto& entry : fs::directory_iterator(scratch.dir / "bisects/1/jobs"))
+        records += entry.path().string().ends_with(".record.json");
+    EXPECT_EQ(std::to_string(records), samples);
+    auto queue = rig::proc::run({"squeue", "--noheader"});
+    ASSERT_TRUE(queue);
+    EXPECT_EQ(queue->out, "");
 }
 
 TEST(Bisect, InfraErrorsStopTheBisectWithItsStateSaved) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `fs: fuse` cells on a real guest: rig-fuse serves a compile with different attribute
-// timeouts, and its invalidation benchmark fills seed 000's table.
+// timeouts, and its invalidation benchmark fills the FUSE invalidation table.
 #include "rig_binary.hpp"
 #include "scratch.hpp"
 

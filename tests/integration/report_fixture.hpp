@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A deterministic results database for report tests, written through rig::store: the
 // quickstart matrix (2 kernels x msize x cache) with five samples per cell, the errors
-// seed 004 saw with cache=loose on the newer kernel, and a second, smaller run. A second
-// database has the same run with 9p request counters and guest metrics on its samples.
+// the 9p cache/msize table saw with cache=loose on the newer kernel, and a second, smaller run. A
+// second database has the same run with 9p request counters and guest metrics on its samples.
 #pragma once
 
 #include "core/matrix.hpp"
@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <string>
+#include <tuple>
 
 namespace rig::test {
 
@@ -32,6 +33,7 @@ inline core::Sample fixture_sample(const core::Cell& cell, size_t index, int rep
     sample.repetition = repetition;
     sample.outcome = core::Outcome::ok;
     sample.accel = "tcg";
+    sample.kernel_artifact = new_kernel ? "fixture-6.12" : "fixture-6.1";
     sample.guest_seconds = seconds;
     sample.wall_seconds = seconds + 0.4;
     sample.total_seconds = seconds + 9.0;
@@ -97,6 +99,22 @@ inline std::vector<core::Metric> fixture_metrics(const core::Cell& cell, size_t 
     return metrics;
 }
 
+// The Debian packages the fixture's series names resolved to, as `rig run` stores them.
+inline void add_fixture_artifacts(store::Database& db) {
+    for (const auto& [key, name, package, version] :
+         {std::tuple{"fixture-6.1", "deb-6.1", "linux-image-6.1.0-57-amd64", "6.1.192-3"},
+          std::tuple{"fixture-6.12", "deb-6.12", "linux-image-6.12.117+deb12-amd64",
+                     "6.12.117-1~deb12u1"}}) {
+        store::KernelArtifact artifact;
+        artifact.cache_key = key;
+        artifact.name = name;
+        artifact.package = package;
+        artifact.package_version = version;
+        artifact.created_at = "2026-01-01T09:00:00Z";
+        ASSERT_TRUE(db.add_kernel_artifact(artifact));
+    }
+}
+
 // Writes the counted fixture, one run, to `db_path` (which must not exist).
 inline void build_counted_fixture(const std::filesystem::path& db_path) {
     auto scenario = spec::load_scenario(source_root() / "scenarios/quickstart.yaml");
@@ -105,6 +123,7 @@ inline void build_counted_fixture(const std::filesystem::path& db_path) {
     ASSERT_TRUE(cells) << cells.error().message;
     auto db = store::Database::open(db_path);
     ASSERT_TRUE(db) << db.error().message;
+    add_fixture_artifacts(**db);
     store::RunInfo run;
     run.scenario_name = scenario->name;
     run.scenario_text = scenario->text;
@@ -130,6 +149,7 @@ inline void build_report_fixture(const std::filesystem::path& db_path) {
     ASSERT_TRUE(cells) << cells.error().message;
     auto db = store::Database::open(db_path);
     ASSERT_TRUE(db) << db.error().message;
+    add_fixture_artifacts(**db);
 
     store::RunInfo run;
     run.scenario_name = scenario->name;

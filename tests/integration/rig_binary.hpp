@@ -8,6 +8,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <map>
 #include <string>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -15,14 +16,17 @@
 
 namespace rig::test {
 
+// `env` is added to the test's environment (RIG_CACHE for a cache of the test's own).
 inline proc::RunResult run_rig(std::vector<std::string> args,
-                               std::chrono::milliseconds timeout = std::chrono::minutes(2)) {
+                               std::chrono::milliseconds timeout = std::chrono::minutes(2),
+                               const std::map<std::string, std::string>& env = {}) {
     const char* binary = std::getenv("RIG_BINARY");
     EXPECT_NE(binary, nullptr) << "RIG_BINARY is set by meson test";
     args.insert(args.begin(), binary ? binary : "rig");
     proc::RunOptions options;
     options.cwd = source_root();
     options.timeout = timeout;
+    options.env = env;
     auto result = proc::run(args, options);
     EXPECT_TRUE(result) << (result ? "" : result.error().message);
     return result ? *result : proc::RunResult{};

@@ -70,6 +70,7 @@ protected:
         settings.progress = [this](const BuildProgress& progress) {
             m_phases.push_back(progress.phase);
             m_objects = std::max(m_objects, progress.objects);
+            m_expected_objects = std::max(m_expected_objects, progress.expected_objects);
         };
         return settings;
     }
@@ -108,6 +109,7 @@ protected:
     std::unique_ptr<store::Database> m_db;
     std::vector<std::string> m_phases;
     size_t m_objects = 0;
+    size_t m_expected_objects = 0;
 };
 
 TEST_F(KernelBuild, BuildsThenASecondRequestIsACacheHitWithNoMakeRun) {
@@ -200,6 +202,36 @@ TEST_F(KernelBuild, AFirstBuildWithNoFinishedFolderIsNotSeeded) {
     EXPECT_EQ(make_runs(built), 1u);
     for (const std::string& phase : m_phases)
         EXPECT_EQ(phase.find("seeding"), std::string::npos) << phase;
+}
+
+TEST_F(KernelBuild, AColdBuildOfAConfigBuiltColdBeforeKnowsItsObjectsAndTime) {
+    BuildResult first = build(request());
+    ASSERT_EQ(first.outcome, BuildOutcome::ok);
+    EXPECT_EQ(m_expected_objects, 0u) << "nothing known of the first cold build";
+    auto stats = load_cold_build_stats(m_cache, first.config_hash);
+    ASSERT_TRUE(stats);
+    EXPECT_EQ(stats->objects, 3u);
+    EXPECT_GT(stats->seconds, 0);
+
+    // The next commit builds incrementally: the folder has a vmlinux, make decides the work.
+    build(request(commit_change("int main(void) { return 1; }\n", "one")));
+    EXPECT_EQ(m_expected_objects, 0u) << "an incremental build has no known total";
+
+    // After a gc, say, the folder is gone and the build is cold again.
+    for (const auto& repo : fs::directory_iterator(m_cache / "git"))
+        fs::remove_all(repo.path() / ("build-" + first.config_hash));
+    build(request(commit_change("int main(void) { return 2; }\n", "two")));
+    EXPECT_EQ(m_expected_objects, 3u);
+}
+
+TEST(KernelBuildText, ProgressSaysHowFarWhenTheTotalIsKnown) {
+    EXPECT_EQ(progress_text({"configuring"}), "configuring");
+    EXPECT_EQ(progress_text({"building", 12, 30}), "building, 12 objects");
+    EXPECT_EQ(progress_text({"building", 500, 120, 2000, 600}),
+              "building, 500/2000 objects, about 7m 30s left");
+    EXPECT_EQ(progress_text({"building", 2100, 700, 2000, 600}),
+              "building, 2100/2000 objects, nearly done")
+        << "a build slower or larger than the last says so rather than a negative time";
 }
 
 TEST_F(KernelBuild, ConfigureAloneResolvesAndChecksWithoutBuilding) {

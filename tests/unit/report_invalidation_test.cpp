@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of report/invalidation: seed 000's table from rig-fuse's benchmark metrics.
+// Tests of report/invalidation: the FUSE invalidation table from rig-fuse's benchmark metrics.
 #include "report/invalidation.hpp"
 
 #include <gtest/gtest.h>

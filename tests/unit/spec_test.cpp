@@ -93,7 +93,7 @@ TEST(spec, quickstart_values_and_locations) {
     ASSERT_EQ(scenario.kernels.size(), 2u);
     EXPECT_EQ(scenario.kernels[1].name, "deb-6.12");
     EXPECT_EQ(scenario.kernels[1].source, core::KernelSource::debian);
-    EXPECT_EQ(scenario.kernels[1].package, "linux-image-6.12.113+deb12-amd64-unsigned");
+    EXPECT_EQ(scenario.kernels[1].package, "linux-image-6.12");
     EXPECT_EQ(scenario.kernels[1].path, "kernels[1]");
     EXPECT_EQ(scenario.kernels[1].loc.line, 5);
     EXPECT_EQ(scenario.kernels[1].loc.column, 5);
@@ -398,6 +398,20 @@ TEST(spec, count_9p_is_not_part_of_the_cell) {
     EXPECT_TRUE(counted->guest.count_9p);
     EXPECT_FALSE(uncounted->guest.count_9p);
     EXPECT_EQ(ids_of(*counted), ids_of(*uncounted));
+}
+
+TEST(spec, debian_names_series_metapackage_and_exact_with_a_flavour_for_series) {
+    auto scenario = load_scenario(data_dir() / "good" / "debian-series.yaml");
+    ASSERT_TRUE(scenario) << scenario.error().message;
+    ASSERT_EQ(scenario->kernels.size(), 4u);
+    EXPECT_EQ(scenario->kernels[0].package, "linux-image-6.1");
+    EXPECT_EQ(scenario->kernels[0].flavour, "");
+    EXPECT_EQ(scenario->kernels[1].flavour, "cloud-amd64");
+    EXPECT_NE(scenario->kernels[0].canonical(), scenario->kernels[1].canonical());
+    EXPECT_EQ(scenario->kernels[0].canonical(), "name=series;debian=linux-image-6.1")
+        << "no flavour given: the text (and so the cell ids) of a scenario without flavours";
+    EXPECT_EQ(scenario->kernels[2].package, "linux-image-amd64");
+    EXPECT_EQ(scenario->kernels[3].package, "linux-image-6.1.0-57-amd64");
 }
 
 } // namespace

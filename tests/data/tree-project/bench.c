@@ -1,4 +1,4 @@
-/* Prints a rig-metric line, as a lookup microbenchmark in the style of seed 001 would. */
+/* Prints a rig-metric line, as a lookup microbenchmark in the style of the buffer-head lookup benchmark would. */
 #include <stdio.h>
 #include <time.h>
 

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+// Tests of run/worker: a job file and a record survive their round trip whole, and
+// files that are not whole are refused.
+#include "run/worker.hpp"
+#include "temp_dir.hpp"
+
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace rig;
+namespace fs = std::filesystem;
+
+namespace {
+
+core::Sample full_sample() {
+    core::Sample sample;
+    sample.cell_id = "0123456789ab";
+    sample.repetition = 2;
+    sample.outcome = core::Outcome::errors;
+    sample.accel = "tcg";
+    sample.kernel_artifact = "deadbeefdeadbeef";
+    sample.guest_seconds = 1.25;
+    sample.wall_seconds = 1.5;
+    sample.total_seconds = 20.125;
+    sample.qemu_cpu_seconds = 3.5;
+    sample.helper_cpu_seconds = 0.25;
+    sample.host_cpu_seconds = 4;
+    sample.host_cpu_percent = 50.5;
+    sample.mount_requested = "trans=virtio,cache=loose";
+    sample.mount_negotiated = "9p rw,cache=loose";
+    sample.msize_negotiated = 512000;
+    sample.cache_negotiated = "loose";
+    sample.exit_status = 0;
+    sample.error_count = 1;
+    sample.warning_count = 1;
+    sample.evidence = "workload output (tail):\n\"quoted\" \t and a NUL-free tail\n";
+    sample.started_at = "2026-01-01T00:00:00Z";
+    sample.lines = {{core::Severity::error, "workload", "a.c:1: error: x", "a.c:N: error: x"},
+                    {core::Severity::warning, "console", "WARNING: y", "WARNING: y"}};
+    sample.metrics = {{"9p.work.getattr", 1234, "requests"}, {"noop/seconds", 0.5, "s"}};
+    return sample;
+}
+
+} // namespace
+
+TEST(worker, a_record_keeps_every_field) {
+    test::TempDir dir;
+    core::Sample sample = full_sample();
+    ASSERT_TRUE(run::write_record(dir.path() / "r.json", sample, "node-1"));
+    auto back = run::read_record(dir.path() / "r.json");
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->cell_id, sample.cell_id);
+    EXPECT_EQ(back->repetition, 2);
+    EXPECT_EQ(back->outcome, core::Outcome::errors);
+    EXPECT_EQ(back->accel, "tcg");
+    EXPECT_EQ(back->kernel_artifact, sample.kernel_artifact);
+    EXPECT_EQ(back->guest_seconds, 1.25);
+    EXPECT_EQ(back->wall_seconds, 1.5);
+    EXPECT_EQ(back->total_seconds, 20.125);
+    EXPECT_EQ(back->qemu_cpu_seconds, 3.5);
+    EXPECT_EQ(back->helper_cpu_seconds, 0.25);
+    EXPECT_EQ(back->host_cpu_seconds, 4);
+    EXPECT_EQ(back->host_cpu_percent, 50.5);
+    EXPECT_EQ(back->mount_requested, sample.mount_requested);
+    EXPECT_EQ(back->mount_negotiated, sample.mount_negotiated);
+    EXPECT_EQ(back->msize_negotiated, 512000u);
+    EXPECT_EQ(back->cache_negotiated, "loose");
+    EXPECT_EQ(back->exit_status, 0);
+    EXPECT_EQ(back->error_count, 1);
+    EXPECT_EQ(back->warning_count, 1);
+    EXPECT_EQ(back->evidence, sample.evidence);
+    EXPECT_EQ(back->started_at, sample.started_at);
+    ASSERT_EQ(back->lines.size(), 2u);
+    EXPECT_EQ(back->lines[0].severity, core::Severity::error);
+    EXPECT_EQ(back->lines[1].severity, core::Severity::warning);
+    EXPECT_EQ(back->lines[0].signature, "a.c:N: error: x");
+    EXPECT_EQ(back->lines[1].source, "console");
+    ASSERT_EQ(back->metrics.size(), 2u);
+    EXPECT_EQ(back->metrics[0].name, "9p.work.getattr");
+    EXPECT_EQ(back->metrics[0].value, 1234);
+    EXPECT_EQ(back->metrics[1].unit, "s");
+    // virtiofs cells have no msize: absent stays absent.
+    sample.msize_negotiated.reset();
+    ASSERT_TRUE(run::write_record(dir.path() / "r.json", sample, "node-1"));
+    EXPECT_FALSE(run::read_record(dir.path() / "r.json")->msize_negotiated);
+    // Written by rename: no temporary is left beside it.
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+TEST(worker, a_job_file_keeps_its_cell_and_paths) {
+    test::TempDir dir;
+    run::SampleJob job;
+    job.scenario_file = "s.yaml";
+    job.scenario_text = "name: s\n";
+    job.cell.id = "0123456789ab";
+    job.cell.kernel_name = "deb-6.1";
+    job.cell.config = "debian";
+    job.cell.params = {{"fs", "9p"}, {"cache", "loose"}};
+    job.cell.canonical = "canonical text";
+    job.repetition = 1;
+    job.kernel_id = "k";
+    job.boot_image = "/shared/kernels/k/vmlinux";
+    job.base_initrd = "/shared/kernels/k/base.cpio";
+    job.dir = "/shared/runs/1/c/1";
+    job.hypervisor = core::Backend::libvirt;
+    job.uri = "qemu:///system";
+    job.attempt = 2;
+    job.record = "/shared/runs/1/jobs/3.2.record.json";
+    ASSERT_TRUE(run::write_job(dir.path() / "3.json", job));
+    auto back = run::read_job(dir.path() / "3.json");
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->scenario_text, job.scenario_text);
+    EXPECT_EQ(back->cell.id, job.cell.id);
+    EXPECT_EQ(back->cell.params, job.cell.params);
+    EXPECT_EQ(back->cell.fs(), core::Fs::v9p);
+    EXPECT_EQ(back->cell.cache(), "loose");
+    EXPECT_EQ(back->repetition, 1);
+    EXPECT_EQ(back->boot_image, job.boot_image);
+    EXPECT_EQ(back->hypervisor, core::Backend::libvirt);
+    EXPECT_EQ(back->attempt, 2);
+    EXPECT_EQ(back->record, job.record);
+}
+
+TEST(worker, files_that_are_not_whole_are_refused) {
+    test::TempDir dir;
+    std::ofstream(dir.path() / "half.json") << "{\"format\": 1, \"cell_id\": \"ab";
+    std::ofstream(dir.path() / "other.json") << "{\"format\": 99}";
+    std::ofstream(dir.path() / "fields.json") << "{\"format\": 1, \"cell_id\": \"ab\"}";
+    EXPECT_FALSE(run::read_record(dir.path() / "half.json"));
+    EXPECT_FALSE(run::read_record(dir.path() / "missing.json"));
+    auto other = run::read_record(dir.path() / "other.json");
+    ASSERT_FALSE(other);
+    EXPECT_NE(other.error().message.find("format 99"), std::string::npos);
+    auto fields = run::read_record(dir.path() / "fields.json");
+    ASSERT_FALSE(fields);
+    EXPECT_NE(fields.error().message.find("not a whole record"), std::string::npos);
+    auto job = run::read_job(dir.path() / "fields.json");
+    ASSERT_FALSE(job);
+    EXPECT_EQ(job.error().kind, rig::ErrorKind::usage);
+}
