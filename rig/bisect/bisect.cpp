@@ -273,7 +273,7 @@ struct Measured {
     store::BisectStep step;
     std::vector<core::Sample> samples;
     bool interrupted = false;
-    std::optional<std::string> stopped; // infra errors in a row: why
+    std::optional<std::string> stopped; // infra errors in a row, or a full disk: why
 };
 
 std::string build_label(const store::BisectStep& step) {
@@ -374,8 +374,8 @@ fs::path samples_dir(const Context& context) {
 
 // One sample on the scenario's backend: a guest of this machine (QEMU or libvirt, as the
 // context says) or a Slurm job; both run run::run_sample, so the records agree.
-Expected<core::Sample> take_sample(const Context& context, const run::SampleContext& sample,
-                                   const std::atomic<bool>& interrupted, std::ostream& out) {
+Expected<run::SampleRun> take_sample(const Context& context, const run::SampleContext& sample,
+                                     const std::atomic<bool>& interrupted, std::ostream& out) {
     if (context.scenario.backend != core::Backend::slurm)
         return run::run_sample(sample);
     run::BatchSettings batch;
@@ -386,11 +386,16 @@ Expected<core::Sample> take_sample(const Context& context, const run::SampleCont
                                          "bisect" + std::to_string(context.info.id));
     batch.options = run::job_options(context.scenario);
     const std::string& shared = context.scenario.slurm.shared;
-    return run::run_batch_one(
-        sample, batch, shared.empty() ? context.settings.results_dir : fs::path(shared),
-        interrupted, [&](const std::string& text) {
-            out << "bisect " << context.info.id << ": " << text << "\n" << std::flush;
-        });
+    // A node whose folder ran out of space sends an infra-error sample that says so; the
+    // infra retries then stop the bisect.
+    return run::SampleRun{
+        RIG_TRY(run::run_batch_one(
+            sample, batch, shared.empty() ? context.settings.results_dir : fs::path(shared),
+            interrupted,
+            [&](const std::string& text) {
+                out << "bisect " << context.info.id << ": " << text << "\n" << std::flush;
+            })),
+        std::nullopt};
 }
 
 // Builds the commit (a cache hit when a killed bisect already built it), then samples it
@@ -486,7 +491,8 @@ Expected<Measured> measure(Context& context, const std::string& role, const std:
                                           interrupted,
                                           [](const std::string&) {},
                                           {}};
-        core::Sample sample = RIG_TRY(take_sample(context, sample_context, interrupted, out));
+        run::SampleRun ran = RIG_TRY(take_sample(context, sample_context, interrupted, out));
+        core::Sample& sample = ran.sample;
         if (sample.outcome == core::Outcome::aborted || interrupted) {
             measured.interrupted = true;
             return measured;
@@ -495,6 +501,11 @@ Expected<Measured> measure(Context& context, const std::string& role, const std:
         cell_samples.push_back(sample);
         measured.samples.push_back(sample);
         step.samples.push_back(sample.id);
+        // Retrying on a full disk would only fail again.
+        if (ran.out_of_space) {
+            measured.stopped = *ran.out_of_space + ": free space there";
+            return measured;
+        }
         SampleClass value = classify_sample(context.criterion, sample, policy.targets);
         out << prefix << "sample " << repetition + 1 << ": " << to_string(value) << " ("
             << sample_evidence(context.criterion, sample, policy.targets) << ", "

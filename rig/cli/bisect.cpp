@@ -42,6 +42,7 @@ int exit_code_for(bisect::Status status) {
 
 int run(store::Database& db, int64_t id, const bisect::Settings& settings) {
     const std::atomic<bool>& interrupted = catch_interrupts();
+    wait_for_locks(db, interrupted);
     auto hypervisor = vm::make_qemu_hypervisor();
     auto status = bisect::run_bisect(id, db, *hypervisor, settings, interrupted, std::cout);
     if (!status)

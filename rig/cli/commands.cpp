@@ -33,6 +33,16 @@ const std::atomic<bool>& catch_interrupts() {
     return g_interrupted;
 }
 
+void wait_for_locks(store::Database& db, const std::atomic<bool>& interrupted) {
+    store::LockWait wait;
+    wait.notice = [](const std::string& message) {
+        std::cerr << "rig: " << message
+                  << " (Ctrl-C stops; nothing finished is lost, a resume carries on)\n";
+    };
+    wait.stop = &interrupted;
+    db.wait_for_locks(std::move(wait));
+}
+
 int exit_code_for(const Error& error) {
     switch (error.kind) {
     case ErrorKind::usage:

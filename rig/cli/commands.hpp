@@ -2,6 +2,7 @@
 // The subcommands, each a function from parsed options to an exit code.
 #pragma once
 
+#include "store/store.hpp"
 #include "util/error.hpp"
 
 #include <atomic>
@@ -26,6 +27,10 @@ int report_error(const Error& error);
 // Makes Ctrl-C, SIGTERM and SIGHUP set the returned flag instead of killing rig: the
 // sample in flight ends cleanly and is stored as aborted, so a resume redoes only it.
 const std::atomic<bool>& catch_interrupts();
+
+// Makes the database's writes wait for another process's lock for as long as it is held,
+// saying on stderr who holds it, until `interrupted` (the write then fails as interrupted).
+void wait_for_locks(store::Database& db, const std::atomic<bool>& interrupted);
 
 struct GlobalOptions {
     std::filesystem::path db; // --db, RIG_DB, or rig-results/rig.db

@@ -176,6 +176,7 @@ int build_command(store::Database& db, const KernelCommandOptions& options) {
     kernel::BuildSettings settings;
     settings.jobs = options.jobs;
     settings.interrupted = &catch_interrupts();
+    wait_for_locks(db, *settings.interrupted);
     return each_git_kernel(options.file, settings, std::bind_front(build_one, std::ref(db)));
 }
 

@@ -128,6 +128,7 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
         return report_error(hypervisors.error());
 
     const std::atomic<bool>& interrupted = catch_interrupts();
+    wait_for_locks(**db, interrupted);
     run::RunSettings settings;
     // Absolute: QEMU and the sandboxed virtiofsd resolve paths from their own cwd.
     settings.results_dir =

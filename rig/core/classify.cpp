@@ -7,7 +7,9 @@ namespace rig::core {
 Outcome classify(const SampleFacts& facts) {
     if (facts.interrupted)
         return Outcome::aborted;
-    if (facts.start_failed || facts.helper_failed)
+    // A full disk on the host fails the guest's writes and QEMU's logs: whatever the
+    // guest then did says nothing about the cell.
+    if (facts.start_failed || facts.helper_failed || facts.out_of_space)
         return Outcome::infra_error;
     // A panic wins over the timeouts it may have caused, whoever noticed first.
     if (facts.panic_on_console)

@@ -47,12 +47,16 @@ Check program_check(const std::string& name, const std::string& package, const s
 }
 
 Check qemu_check() {
-    Check check{"qemu", Status::missing, "qemu-system-x86_64 not found", "qemu-system-x86"};
+    Check check{"qemu", Status::missing, "qemu-system-x86_64 not found in PATH", "qemu-system-x86"};
+    if (!proc::find_program("qemu-system-x86_64"))
+        return check;
     proc::RunOptions options;
     options.timeout = std::chrono::seconds(20);
     auto result = proc::run({"qemu-system-x86_64", "--version"}, options);
-    if (!result || result->exit_code != 0)
+    if (!result || result->exit_code != 0) {
+        check.detail = "qemu-system-x86_64 --version failed";
         return check;
+    }
     std::string version = parse_qemu_version(result->out);
     int major = 0, minor = 0;
     std::sscanf(version.c_str(), "%d.%d", &major, &minor);
@@ -77,7 +81,8 @@ Check accel_check() {
 Check virtiofsd_check() {
     auto daemon = find_virtiofsd();
     if (!daemon)
-        return {"virtiofsd", Status::missing, "needed for fs: virtiofs cells",
+        return {"virtiofsd", Status::missing,
+                "not found (looked at " + virtiofsd_places() + "); needed for fs: virtiofs cells",
                 "qemu-system-common"};
     Check check{"virtiofsd", Status::ok, daemon->string(), "qemu-system-common"};
     if (::geteuid() != 0) {

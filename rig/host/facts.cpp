@@ -53,10 +53,17 @@ std::string choose_accel(core::Accel requested, bool kvm_present) {
 }
 
 std::optional<std::filesystem::path> find_virtiofsd() {
-    for (const char* candidate : {"/usr/libexec/virtiofsd", "/usr/lib/qemu/virtiofsd"})
+    for (const char* candidate : k_virtiofsd_paths)
         if (::access(candidate, X_OK) == 0)
             return candidate;
     return proc::find_program("virtiofsd");
+}
+
+std::string virtiofsd_places() {
+    std::string places;
+    for (const char* candidate : k_virtiofsd_paths)
+        places += std::string(candidate) + ", ";
+    return places + "then PATH";
 }
 
 std::string parse_qemu_version(const std::string& version_output) {

@@ -4,6 +4,7 @@
 
 #include "core/scenario.hpp"
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -33,8 +34,13 @@ bool kvm_usable();
 // Asking for kvm without it is the caller's error to report.
 std::string choose_accel(core::Accel requested, bool kvm_present);
 
-// The virtiofsd binary: the C daemon QEMU 7.2 ships, or a packaged Rust one.
+// The virtiofsd binary: the C daemon QEMU 7.2 ships, or a packaged Rust one, looked for
+// at k_virtiofsd_paths, then in PATH.
 std::optional<std::filesystem::path> find_virtiofsd();
+inline constexpr std::array<const char*, 2> k_virtiofsd_paths{"/usr/libexec/virtiofsd",
+                                                              "/usr/lib/qemu/virtiofsd"};
+// Where find_virtiofsd looked, for a message that says it found nothing.
+std::string virtiofsd_places();
 
 // "QEMU emulator version 7.2.22 (...)" -> "7.2.22".
 std::string parse_qemu_version(const std::string& version_output);

@@ -45,6 +45,11 @@ constexpr auto k_max_backoff = 20ms;
 constexpr int k_setup_failed = 127;
 // A wait status that waitpid never produces: someone else reaped the child.
 constexpr int k_lost_status = -1;
+// What a child's group gets when rig dies: SIGTERM first, so that make deletes the targets
+// it was writing and a kernel build folder stays usable; SIGKILL after the grace.
+constexpr int k_parent_died = SIGTERM;
+constexpr int k_watcher_wakeup = SIGUSR1;
+constexpr auto k_orphan_grace = 3s;
 
 std::string errno_message(int error) {
     return std::system_category().message(error);
@@ -219,8 +224,9 @@ public:
             die("setpgid failed");
         // PDEATHSIG fires when the *thread* that forked exits, not the process: a Child
         // must be spawned from a long-lived thread (the main thread). run() is safe from
-        // any thread because it waits for the child in the thread that forked it.
-        if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+        // any thread because it waits for the child in the thread that forked it. The
+        // rest of the group is the watcher's (watch_group).
+        if (::prctl(PR_SET_PDEATHSIG, k_parent_died) != 0)
             die("prctl(PR_SET_PDEATHSIG) failed");
         // rig may have died between fork and prctl; then no signal will ever come.
         if (::getppid() != m_launch.parent)
@@ -256,8 +262,56 @@ private:
     Launch& m_launch;
 };
 
+// Runs in a forked copy of rig that stays a member of the child's process group and
+// stops the whole group once rig dies, even by SIGKILL: PR_SET_PDEATHSIG reaches the
+// leader alone, and a killed make would leave its sub-makes and compilers running in the
+// build folder. The grace is measured once it has left the group, so that it can tell
+// when the rest is gone. Async-signal-safe calls only: rig is multithreaded and another
+// thread may have held any lock at the fork.
+[[noreturn]] void watch_group(pid_t group, pid_t rig) {
+    sigset_t all;
+    ::sigfillset(&all);
+    ::sigprocmask(SIG_SETMASK, &all, nullptr);
+    ::setpgid(0, group);
+    ::prctl(PR_SET_PDEATHSIG, k_watcher_wakeup);
+    ::prctl(PR_SET_NAME, "rig-watcher");
+    // rig's descriptors would keep pipes from reaching EOF and flocks held after rig died.
+    ::close_range(0, ~0U, 0);
+    sigset_t wakeup;
+    ::sigemptyset(&wakeup);
+    ::sigaddset(&wakeup, k_watcher_wakeup);
+    // rig may have died before the prctl; a stray SIGUSR1 to the group changes nothing.
+    while (::getppid() == rig)
+        ::sigwaitinfo(&wakeup, nullptr);
+    ::setpgid(0, 0);
+    ::kill(-group, k_parent_died);
+    constexpr timespec k_pause{0, 50'000'000};
+    for (auto waited = 0ms; waited < k_orphan_grace && ::kill(-group, 0) == 0; waited += 50ms)
+        ::nanosleep(&k_pause, nullptr);
+    ::kill(-group, SIGKILL);
+    ::_exit(0);
+}
+
+// Forks the watcher of `leader`'s group. Both sides put it in the group, as a shell does
+// for a job, so that neither order of scheduling leaves it outside.
+Expected<pid_t> spawn_watcher(pid_t leader, pid_t rig) {
+    pid_t pid = ::fork();
+    if (pid == 0)
+        watch_group(leader, rig);
+    if (pid < 0)
+        return fail(ErrorKind::infra, "fork: " + errno_message(errno));
+    ::setpgid(pid, leader);
+    return pid;
+}
+
+// A started child: the leader of its own process group, and the watcher in that group.
+struct Spawned {
+    pid_t leader = -1;
+    pid_t watcher = -1;
+};
+
 // Forks and execs; the child is a process group leader not tracked by Boost any more.
-Expected<pid_t> spawn_leader(Launch& launch) {
+Expected<Spawned> spawn_group(Launch& launch) {
     // Boost creates its exec-error pipe without O_CLOEXEC and sets FD_CLOEXEC afterwards.
     // A fork from another thread in between would hand the write end to that child, and
     // this spawn would then block until that child (QEMU, say) exits. One spawn at a time.
@@ -280,14 +334,23 @@ Expected<pid_t> spawn_leader(Launch& launch) {
     if (pid <= 0)
         return fail(ErrorKind::infra, "cannot start " + launch.name + ": " +
                                           (ec ? ec.message() : std::string("unknown error")));
-    return pid;
+    auto watcher = spawn_watcher(pid, launch.parent);
+    if (!watcher) {
+        // A child nothing would stop after a kill of rig is not started at all.
+        ::kill(-pid, SIGKILL);
+        while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+        return fail(ErrorKind::infra,
+                    "cannot start " + launch.name + ": " + watcher.error().message);
+    }
+    return Spawned{pid, *watcher};
 }
 
 // A child and its process group. Signals go to the group only while the leader is not
 // reaped: its zombie pins the group id, so the number cannot name a stranger's group.
 class Group final {
 public:
-    explicit Group(pid_t pid) : m_pid(pid) {}
+    explicit Group(Spawned spawned) : m_pid(spawned.leader), m_watcher(spawned.watcher) {}
     Group(const Group&) = delete;
     Group& operator=(const Group&) = delete;
     ~Group() { finish(); }
@@ -324,6 +387,7 @@ public:
         return true;
     }
 
+    // The watcher blocks every signal but SIGKILL, so it stays through a graceful stop.
     void signal(int number) {
         if (m_status)
             return;
@@ -332,21 +396,34 @@ public:
         ::kill(m_pid, number);
     }
 
-    // SIGKILLs what is left of the group, the leader included, and reaps the leader.
+    // SIGKILLs what is left of the group, the leader and the watcher included, and reaps
+    // both.
     void finish() {
-        if (m_status)
-            return;
-        signal(SIGKILL);
-        int status = 0;
-        pid_t reaped;
-        do
-            reaped = ::waitpid(m_pid, &status, 0);
-        while (reaped < 0 && errno == EINTR);
-        m_status = reaped == m_pid ? status : k_lost_status;
+        if (!m_status) {
+            signal(SIGKILL);
+            int status = 0;
+            pid_t reaped;
+            do
+                reaped = ::waitpid(m_pid, &status, 0);
+            while (reaped < 0 && errno == EINTR);
+            m_status = reaped == m_pid ? status : k_lost_status;
+        }
+        reap_watcher();
     }
 
 private:
+    void reap_watcher() {
+        if (m_watcher <= 0)
+            return;
+        // Not reaped yet, so the number is still the watcher's own.
+        ::kill(m_watcher, SIGKILL);
+        while (::waitpid(m_watcher, nullptr, 0) < 0 && errno == EINTR) {
+        }
+        m_watcher = -1;
+    }
+
     pid_t m_pid;
+    pid_t m_watcher;
     std::optional<int> m_status; // raw wait status once reaped
 };
 
@@ -414,7 +491,7 @@ Expected<RunResult> run(const std::vector<std::string>& argv, const RunOptions& 
     launch.stdio = {null_in.get(), out_pipe.write.get(), err_pipe.write.get()};
 
     const auto deadline = deadline_after(options.timeout);
-    Group group(RIG_TRY(spawn_leader(launch)));
+    Group group(RIG_TRY(spawn_group(launch)));
     // Our copies of the write ends would keep EOF from ever arriving.
     out_pipe.write.reset();
     err_pipe.write.reset();
@@ -502,7 +579,7 @@ std::optional<std::filesystem::path> find_program(const std::string& name) {
 }
 
 struct Child::Impl {
-    explicit Impl(pid_t pid) : group(pid) {}
+    explicit Impl(Spawned spawned) : group(spawned) {}
     Group group;
 };
 
@@ -526,8 +603,8 @@ Expected<std::unique_ptr<Child>> Child::spawn(const std::vector<std::string>& ar
         separate_err = RIG_TRY(open_fd(options.stderr_file, output_flags));
     launch.stdio = {null_in.get(), out.get(),
                     separate_err.valid() ? separate_err.get() : out.get()};
-    pid_t pid = RIG_TRY(spawn_leader(launch));
-    return std::unique_ptr<Child>(new Child(std::make_unique<Impl>(pid)));
+    Spawned spawned = RIG_TRY(spawn_group(launch));
+    return std::unique_ptr<Child>(new Child(std::make_unique<Impl>(spawned)));
 }
 
 int Child::pid() const {

@@ -36,8 +36,8 @@ struct RunResult {
 // or a timeout is a result. The child runs in its own process group: on timeout the whole
 // group gets SIGKILL, and when the child exits whatever is left in its group is killed too,
 // so nothing it started outlives it unless it left the group (setsid). Output still open
-// after that (held by such an escapee) is read for a short grace, then abandoned. The child
-// dies with rig (PR_SET_PDEATHSIG). Safe to call from any thread.
+// after that (held by such an escapee) is read for a short grace, then abandoned. The
+// group dies with rig, as a Child's does. Safe to call from any thread.
 Expected<RunResult> run(const std::vector<std::string>& argv, const RunOptions& options = {});
 
 // The absolute path of an executable regular file: `name` itself when it contains '/',
@@ -51,10 +51,13 @@ struct SpawnOptions {
     std::filesystem::path stderr_file; // empty: same as stdout_file
 };
 
-// A long-running child such as QEMU or virtiofsd, with stdin from /dev/null, in its own
-// process group. It is killed with SIGKILL when rig dies, even by SIGKILL, and when the
-// Child is destroyed while still running. Once it has exited (seen by running(),
-// wait_for() or stop()) it is reaped and the rest of its process group is killed.
+// A long-running child such as QEMU, virtiofsd or make, with stdin from /dev/null, in its
+// own process group. When rig dies, even by SIGKILL, the whole group dies with it: SIGTERM
+// first (make deletes the targets it was writing), SIGKILL 3 s later. A watcher, a forked
+// copy of rig named rig-watcher, stays in the group for that (PR_SET_PDEATHSIG alone would
+// reach the leader, not what it started). The group is killed with SIGKILL when the Child
+// is destroyed while still running. Once it has exited (seen by running(), wait_for() or
+// stop()) it is reaped and the rest of its process group is killed.
 // PR_SET_PDEATHSIG fires when the *thread* that spawned the child exits, not the process:
 // spawn from a thread that lives as long as the child should (the main thread).
 // A Child is not thread-safe; use it from one thread at a time.

@@ -3,6 +3,7 @@
 #include "run/runner.hpp"
 
 #include "core/matrix.hpp"
+#include "guest/fuse.hpp"
 #include "guest/initramfs.hpp"
 #include "host/facts.hpp"
 #include "kernel/artifact.hpp"
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <set>
 #include <tuple>
 
 namespace rig::run {
@@ -127,6 +129,42 @@ std::string sample_label(const core::Scenario& scenario, const Planned& planned)
                                                   "/" + std::to_string(scenario.repeat));
 }
 
+// What became of the sample in flight, for out_of_space_error: it is stored when its
+// record still fits; a warmup never is.
+std::string sample_fate(int repetition, const Expected<int64_t>& stored) {
+    if (repetition < 0)
+        return "it was a warmup, not stored";
+    if (stored)
+        return "the sample is stored as infra-error";
+    return "the sample was not stored (" + stored.error().message + ")";
+}
+
+// The programs the samples need, looked for before a run begins: a missing QEMU, virtiofsd
+// or rig-fuse is one clear error, and no run is stored (or, on a resume, changed).
+Expected<void> find_programs(const std::vector<core::Cell>& cells, const std::vector<Host>& hosts) {
+    std::set<vm::ShareKind> kinds{vm::ShareKind::v9p};
+    bool fuse = false;
+    for (const core::Cell& cell : cells) {
+        if (cell.fs() == core::Fs::virtiofs)
+            kinds.insert(vm::ShareKind::virtiofs);
+        fuse = fuse || cell.fs() == core::Fs::fuse;
+    }
+    for (const Host& host : hosts)
+        RIG_TRY(host.hypervisor->find_programs(kinds));
+    if (fuse)
+        RIG_TRY(guest::find_fuse_daemon());
+    return {};
+}
+
+// A run that ran out of space stops: every later sample would fail alike.
+Error out_of_space_error(const std::string& reason, const std::string& fate, int64_t run_id) {
+    return Error{ErrorKind::infra, reason + "; " + fate +
+                                       ".\nFree space there, or give the results another "
+                                       "filesystem with --db, then continue with `rig run "
+                                       "--resume " +
+                                       std::to_string(run_id) + "`"};
+}
+
 // What the samples of a run share, for the several-host loop.
 struct RunState {
     const core::Scenario& scenario;
@@ -186,19 +224,27 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
             state.interrupted,
             note,
             {}};
-        core::Sample sample = run_sample(context);
+        SampleRun ran = run_sample(context);
+        const core::Sample& sample = ran.sample;
         // A sample that failed because its host went away is not data about the cell.
-        if (sample.outcome == core::Outcome::infra_error && !state.interrupted)
+        if (sample.outcome == core::Outcome::infra_error && !state.interrupted && !ran.out_of_space)
             if (auto up = hosts[h].hypervisor->reachable(); !up)
                 return {JobEnd::host_lost, up.error().message};
         note(std::string(core::to_string(sample.outcome)) + " in " +
              seconds_text(sample.total_seconds));
-        if (planned.repetition < 0)
-            return {};
         std::lock_guard lock(mutex);
         if (failure)
             return {};
-        auto stored = state.db.add_sample(state.run_id, sample);
+        Expected<int64_t> stored = planned.repetition < 0
+                                       ? Expected<int64_t>(0)
+                                       : state.db.add_sample(state.run_id, sample);
+        if (ran.out_of_space) {
+            failure = out_of_space_error(*ran.out_of_space, sample_fate(planned.repetition, stored),
+                                         state.run_id);
+            return {};
+        }
+        if (planned.repetition < 0)
+            return {};
         ++records[h].samples;
         auto marked = stored ? state.db.set_run_host(state.run_id, records[h])
                              : tl::unexpected(stored.error());
@@ -323,6 +369,9 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
     if (hosts.empty() && !settings.batch)
         return fail(ErrorKind::usage, "no host to run samples on");
     auto cells = RIG_TRY(core::expand(scenario));
+    // A batch job's node looks for its own (run/worker.cpp): they need not be here.
+    if (!settings.batch)
+        RIG_TRY(find_programs(cells, hosts));
     host::Facts facts = host::probe();
     std::string accel = host::choose_accel(scenario.guest.accel, facts.kvm);
     // A batch job's node chooses for itself (run/worker.cpp).
@@ -403,13 +452,19 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
                               interrupted,
                               [&](const std::string& name) { progress.phase(name); },
                               [&] { progress.tick(); }};
-        core::Sample sample = run_sample(context);
+        SampleRun ran = run_sample(context);
+        const core::Sample& sample = ran.sample;
         progress.end_sample(std::string(core::to_string(sample.outcome)), sample.total_seconds);
+        // The partial sample of an interrupted run is stored as aborted, so the resumed
+        // run knows to redo exactly that one. Warmups are not stored.
+        Expected<int64_t> stored =
+            repetition < 0 ? Expected<int64_t>(0) : db.add_sample(run_id, sample);
+        if (ran.out_of_space)
+            return tl::unexpected(
+                out_of_space_error(*ran.out_of_space, sample_fate(repetition, stored), run_id));
+        RIG_TRY(std::move(stored));
         if (repetition < 0)
             continue;
-        // The partial sample of an interrupted run is stored as aborted, so the resumed
-        // run knows to redo exactly that one.
-        RIG_TRY(db.add_sample(run_id, sample));
         ++summary.samples_run;
         if (sample.outcome != core::Outcome::ok)
             ++summary.samples_not_ok;

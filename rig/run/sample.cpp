@@ -12,6 +12,7 @@
 #include "proc/cpu.hpp"
 #include "run/follow.hpp"
 #include "run/protocol_metrics.hpp"
+#include "util/file.hpp"
 #include "util/strings.hpp"
 #include "vm/qemu.hpp"
 #include "vm/virtiofsd_log.hpp"
@@ -139,6 +140,42 @@ std::string evidence_for(core::Outcome outcome, const guest::AgentReport& report
     }
 }
 
+// The lowest free space seen on a sample's filesystem. A disk that fills while the guest
+// runs fails the guest's writes and QEMU's logs, and a compile that then fails (and
+// deletes its output) would leave no trace of why; so it is looked at on every poll.
+class SpaceWatch final {
+public:
+    explicit SpaceWatch(fs::path dir) : m_dir(std::move(dir)) {}
+
+    void look() {
+        if (auto free = util::available_bytes(m_dir); free && (!m_lowest || *free < *m_lowest))
+            m_lowest = *free;
+    }
+    bool full() const { return m_lowest && *m_lowest < k_min_free_bytes; }
+    std::string reason() const {
+        return "the host's folder " + m_dir.string() + " ran out of space during the sample (" +
+               std::to_string(m_lowest.value_or(0) >> 10) + " KiB free at the lowest)";
+    }
+
+private:
+    fs::path m_dir;
+    std::optional<uint64_t> m_lowest;
+};
+
+// The sample as run_sample returns it. Once its folder ran out of space, the reason comes
+// first in its evidence, and its share and initramfs copy (rebuilt by any rerun) are
+// removed so that its record still fits in the database beside them.
+SampleRun settle(core::Sample sample, const SpaceWatch& space, const fs::path& dir) {
+    if (!space.full())
+        return {std::move(sample), std::nullopt};
+    std::string reason = space.reason();
+    sample.evidence = reason + "\n" + sample.evidence;
+    std::error_code ec;
+    fs::remove_all(dir / "share", ec);
+    fs::remove(dir / "initrd.cpio", ec);
+    return {std::move(sample), reason};
+}
+
 // What QEMU and virtiofsd said, for an infra-error's evidence: why a guest never ran.
 std::string helper_logs(const fs::path& dir) {
     std::string out;
@@ -216,7 +253,7 @@ Expected<void> prepare_share(const core::Workload& workload, const fs::path& sha
     return date_back(share);
 }
 
-core::Sample run_sample(const SampleContext& context) {
+SampleRun run_sample(const SampleContext& context) {
     const core::Scenario& scenario = context.scenario;
     core::Sample sample;
     sample.cell_id = context.cell.id;
@@ -239,16 +276,19 @@ core::Sample run_sample(const SampleContext& context) {
             context.on_phase(name);
     };
     core::SampleFacts facts;
-    auto infra = [&](const std::string& why) {
-        facts.start_failed = true;
-        sample.outcome = core::classify(facts);
-        sample.evidence = why;
-        return sample;
-    };
-
     std::error_code ec;
     fs::remove_all(context.dir, ec);
     fs::create_directories(context.dir, ec);
+    SpaceWatch space(context.dir);
+    auto infra = [&](const std::string& why) {
+        space.look(); // a write of rig's that failed may be why
+        facts.out_of_space = space.full();
+        facts.start_failed = true;
+        sample.outcome = core::classify(facts);
+        sample.evidence = why;
+        return settle(std::move(sample), space, context.dir);
+    };
+
     fs::path share = context.dir / "share";
     phase("preparing workload");
     if (auto prepared = prepare_share(scenario.workload, share); !prepared)
@@ -311,6 +351,9 @@ core::Sample run_sample(const SampleContext& context) {
         spec.shares.push_back({vm::ShareKind::v9p, guest::k_mark_tag, marks, true, "none", ""});
     }
 
+    space.look();
+    if (space.full())
+        return infra("the guest was not booted");
     phase("booting");
     Clock::time_point launched = Clock::now();
     auto started = context.hypervisor.start(spec);
@@ -394,6 +437,9 @@ core::Sample run_sample(const SampleContext& context) {
         }
         if (done_at && now - *done_at > k_poweroff_grace)
             break; // everything is reported; a guest that will not power off is not data
+        space.look();
+        if (space.full())
+            break; // nothing the guest does from here on can be trusted or even logged
         if (context.on_tick)
             context.on_tick();
         std::this_thread::sleep_for(k_poll);
@@ -419,6 +465,8 @@ core::Sample run_sample(const SampleContext& context) {
     core::Scan scan = console_scan;
     core::merge_scan(scan, core::scan_text(report.tail, "workload"));
     facts.error_lines = scan.errors;
+    space.look();
+    facts.out_of_space = space.full();
     sample.outcome = core::classify(facts);
     sample.error_count = scan.errors;
     sample.warning_count = scan.warnings;
@@ -450,7 +498,7 @@ core::Sample run_sample(const SampleContext& context) {
                 std::to_string(report.malformed) + " malformed records\n";
     sample.evidence = evidence_for(sample.outcome, report, console_tail.text(), note);
     fs::remove_all(share, ec);
-    return sample;
+    return settle(std::move(sample), space, context.dir);
 }
 
 } // namespace rig::run

@@ -10,8 +10,10 @@
 #include "vm/hypervisor.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace rig::run {
@@ -30,7 +32,20 @@ struct SampleContext {
     std::function<void()> on_tick; // called on every poll of the guest
 };
 
-core::Sample run_sample(const SampleContext& context);
+// Below this, the filesystem of a sample's folder counts as full: QEMU's logs, the work
+// share and the database live there, and a write that fails makes the sample say nothing
+// about the cell.
+inline constexpr uint64_t k_min_free_bytes = 1 << 20;
+
+struct SampleRun {
+    core::Sample sample;
+    // Set when the sample's folder ran out of space (k_min_free_bytes) at any time of the
+    // sample: its outcome is infra-error, its share and initramfs copy are removed to make
+    // room for its record, and the caller stops, as every later sample would fail alike.
+    std::optional<std::string> out_of_space;
+};
+
+SampleRun run_sample(const SampleContext& context);
 
 // The kernel command line every rig guest boots with.
 std::string guest_cmdline();

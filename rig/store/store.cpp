@@ -3,6 +3,7 @@
 #include "store/store.hpp"
 
 #include "store/schema.hpp"
+#include "util/lock.hpp"
 
 #include <algorithm>
 #include <concepts>
@@ -11,6 +12,7 @@
 #include <sqlite3.h>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <unordered_map>
 
 namespace rig::store {
@@ -40,12 +42,38 @@ std::string statement_summary(std::string_view sql) {
     return out;
 }
 
+// In WAL mode the write lock is a POSIX lock on byte 120 of the -shm file
+// (WAL_WRITE_LOCK, https://sqlite.org/walformat.html).
+constexpr uint64_t k_wal_write_lock_byte = 120;
+
+using Clock = std::chrono::steady_clock;
+
+// "process 1234 (sqlite3)", or "another process" when the holder cannot be named.
+std::string describe_holder(const std::filesystem::path& db) {
+    auto holder = util::write_lock_holder(db.string() + "-shm", k_wal_write_lock_byte);
+    if (!holder)
+        return "another process";
+    return "process " + std::to_string(holder->pid) +
+           (holder->name.empty() ? "" : " (" + holder->name + ")");
+}
+
+std::string whole_seconds(Clock::duration duration) {
+    return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(duration).count()) +
+           " s";
+}
+
 } // namespace
 
 struct Database::Impl {
     sqlite3* m_db = nullptr;
     std::filesystem::path m_path;
     int m_version = 0;
+    std::optional<LockWait> m_lock_wait;
+    // The lock wait in progress: when it began, when to tell again, and whether it ended
+    // because the caller asked to stop.
+    Clock::time_point m_busy_since;
+    Clock::time_point m_next_notice;
+    bool m_busy_stopped = false;
 
     Impl() = default;
     Impl(const Impl&) = delete;
@@ -54,10 +82,41 @@ struct Database::Impl {
     ~Impl() { sqlite3_close_v2(m_db); }
 
     Error error(std::string_view what, std::string_view detail) const {
-        return Error{ErrorKind::infra, "database " + m_path.string() + ": " + std::string(what) +
-                                           ": " + std::string(detail)};
+        std::string message =
+            "database " + m_path.string() + ": " + std::string(what) + ": " + std::string(detail);
+        const int code = sqlite3_errcode(m_db);
+        if (code == SQLITE_BUSY && m_busy_stopped)
+            return Error{ErrorKind::interrupted,
+                         message + " (stopped while waiting for another process's lock)"};
+        if (code == SQLITE_FULL)
+            message += ": free space on the filesystem that holds it";
+        return Error{ErrorKind::infra, message};
     }
     Error error(std::string_view what) const { return error(what, sqlite3_errmsg(m_db)); }
+
+    // SQLite's busy handler: true to try again. `attempts` is 0 at the first conflict of
+    // a statement. Sleeps a little each time, as sqlite3_busy_timeout does.
+    bool keep_waiting(int attempts) {
+        const LockWait& wait = *m_lock_wait;
+        auto now = Clock::now();
+        if (attempts == 0) {
+            m_busy_since = now;
+            m_next_notice = now + wait.patience;
+            m_busy_stopped = false;
+        }
+        if (wait.stop && *wait.stop) {
+            m_busy_stopped = true;
+            return false;
+        }
+        if (now >= m_next_notice && wait.notice) {
+            wait.notice("database " + m_path.string() + ": " + describe_holder(m_path) +
+                        " has held its write lock for " + whole_seconds(now - m_busy_since) +
+                        "; waiting until it lets go");
+            m_next_notice = now + wait.reminder;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 * (attempts + 1), 100)));
+        return true;
+    }
 
     // For scripts and statements without parameters.
     Expected<void> exec(std::string_view what, const std::string& sql) {
@@ -239,8 +298,10 @@ Expected<void> check_not_newer(Impl& db, int version, int latest) {
 // version intact rather than half of the next one.
 Expected<void> migrate(Impl& db, const std::vector<std::string>& scripts) {
     const int latest = static_cast<int>(scripts.size());
-    RIG_TRY(check_not_newer(db, RIG_TRY(user_version(db)), latest));
-    for (int target = 1; target <= latest; ++target) {
+    const int found = RIG_TRY(user_version(db));
+    RIG_TRY(check_not_newer(db, found, latest));
+    // Nothing to write: opening a current database must not wait for a writer's lock.
+    for (int target = found + 1; target <= latest; ++target) {
         auto transaction = RIG_TRY(Transaction::begin(db, Transaction::Mode::write));
         // Read under the write lock: another rig may have migrated since we looked.
         int current = RIG_TRY(user_version(db));
@@ -399,6 +460,20 @@ Expected<std::unique_ptr<Database>> Database::open(const std::filesystem::path& 
     RIG_TRY(configure(*impl));
     RIG_TRY(migrate(*impl, scripts));
     return std::unique_ptr<Database>(new Database(std::move(impl)));
+}
+
+namespace {
+
+int on_busy(void* impl, int attempts) {
+    return static_cast<Impl*>(impl)->keep_waiting(attempts) ? 1 : 0;
+}
+
+} // namespace
+
+void Database::wait_for_locks(LockWait wait) {
+    m_impl->m_lock_wait = std::move(wait);
+    // Replaces the busy timeout: SQLite keeps one busy handler per connection.
+    sqlite3_busy_handler(m_impl->m_db, on_busy, m_impl.get());
 }
 
 int Database::schema_version() const {

@@ -8,6 +8,8 @@
 #include "core/scenario.hpp"
 #include "util/error.hpp"
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -156,6 +158,18 @@ struct BisectStep {
 // (cell id, repetition) pairs already stored for a run.
 using SampleKeys = std::set<std::pair<std::string, int>>;
 
+// How a write waits when another process holds the database's write lock (a sqlite3
+// shell inside a transaction, say). Short waits, such as another rig's commit, pass
+// unnoticed; past `patience`, `notice` is told who holds the lock, and again every
+// `reminder`, and the write goes on waiting until the lock is free. Once `*stop` is set
+// it gives up: the write fails with ErrorKind::interrupted and nothing is written.
+struct LockWait {
+    std::chrono::milliseconds patience{std::chrono::seconds(5)};
+    std::chrono::milliseconds reminder{std::chrono::minutes(1)};
+    std::function<void(const std::string& message)> notice;
+    const std::atomic<bool>* stop = nullptr;
+};
+
 class Database final {
 public:
     // Opens or creates the file (and its folder), enables WAL and migrates the schema.
@@ -167,6 +181,10 @@ public:
     ~Database();
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
+
+    // Without it, a write fails after 5 s of another process's lock ("database is
+    // locked"), which suits a report; a run or a bisect waits instead.
+    void wait_for_locks(LockWait wait);
 
     int schema_version() const;
     static int latest_schema_version();

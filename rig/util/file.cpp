@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace rig::util {
@@ -59,6 +60,13 @@ bool for_each_file_line(const std::filesystem::path& path,
     while (std::getline(in, text))
         line(text);
     return true;
+}
+
+std::optional<uint64_t> available_bytes(const std::filesystem::path& path) {
+    struct statvfs stats {};
+    if (::statvfs(path.c_str(), &stats) != 0)
+        return std::nullopt;
+    return static_cast<uint64_t>(stats.f_bavail) * stats.f_frsize;
 }
 
 } // namespace rig::util

@@ -2,8 +2,10 @@
 // Whole files as strings, or line by line.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tl/expected.hpp>
@@ -23,5 +25,9 @@ tl::expected<void, std::string> write_file_atomically(const std::filesystem::pat
 
 bool for_each_file_line(const std::filesystem::path& path,
                         const std::function<void(std::string_view)>& line);
+
+// The bytes an unprivileged writer may still use on the filesystem that holds `path`
+// (statvfs's f_bavail); nullopt when it cannot be asked.
+std::optional<uint64_t> available_bytes(const std::filesystem::path& path);
 
 } // namespace rig::util

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 // An exclusive flock on a file, held for the lifetime of the object. The kernel drops it
-// when the process dies, so a killed rig never leaves a stale lock behind.
+// when the process dies, so a killed rig never leaves a stale lock behind. And who holds
+// another process's POSIX lock on a file, for a message that says what rig waits for.
 #pragma once
 
 #include "util/error.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace rig::util {
 
@@ -29,5 +33,22 @@ private:
     explicit FileLock(int fd) : m_fd(fd) {}
     int m_fd;
 };
+
+// Another process holding a write lock on a byte range of a file.
+struct LockHolder {
+    int pid = 0;
+    std::string name; // its /proc/PID/comm, "" when it is gone
+};
+
+// The process other than this one that holds a POSIX write lock covering `byte` of
+// `file`, read from /proc/locks. Asking with fcntl(F_GETLK) would need a descriptor of
+// the file, and closing one drops every POSIX lock this process holds on it (SQLite's).
+std::optional<LockHolder> write_lock_holder(const std::filesystem::path& file, uint64_t byte);
+
+// The parse behind write_lock_holder: the pid of the first POSIX write lock in `locks`
+// (/proc/locks' text) on device `major`:`minor`, inode `inode`, that covers `byte` and is
+// not held by `self`. Waiters ("->" lines) hold nothing.
+std::optional<int> find_write_lock(std::string_view locks, unsigned major, unsigned minor,
+                                   uint64_t inode, uint64_t byte, int self);
 
 } // namespace rig::util

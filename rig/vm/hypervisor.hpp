@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,10 @@ public:
     virtual Expected<void> reachable() { return {}; }
     // Whether a virtiofs share's `log_requests` is honoured (virtiofsd started by rig).
     virtual bool logs_virtiofs_requests() const { return false; }
+    // Whether the programs that start guests with shares of these kinds are installed.
+    // Asked before a run begins, so that a missing one is a clear error, not a run full of
+    // infra-error samples. A backend that starts them elsewhere (libvirt) has none to find.
+    virtual Expected<void> find_programs(const std::set<ShareKind>&) const { return {}; }
 };
 
 } // namespace rig::vm

@@ -36,6 +36,8 @@ Expected<void> write_protocol_trace_events(const fs::path& log) {
 
 namespace {
 
+constexpr const char* k_qemu = "qemu-system-x86_64";
+
 // The C virtiofsd parses -o with libfuse's option parser, where "\," is a literal comma.
 std::string escape_fuse_option(const std::string& value) {
     std::string out;
@@ -57,9 +59,9 @@ std::vector<std::string> qemu_argv(const GuestSpec& spec,
     if (virtiofs)
         machine += ",memory-backend=mem";
     std::vector<std::string> argv{
-        "qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none", "-machine",
-        machine, "-cpu", spec.accel == "kvm" ? "host" : "max", "-m",
-        std::to_string(spec.memory_mib), "-smp", std::to_string(spec.cpus),
+        k_qemu, "-nodefaults", "-no-user-config", "-display", "none", "-machine", machine, "-cpu",
+        spec.accel == "kvm" ? "host" : "max", "-m", std::to_string(spec.memory_mib), "-smp",
+        std::to_string(spec.cpus),
         // A reboot becomes an exit, and a guest panic a non-zero exit status.
         "-no-reboot", "-device", "pvpanic-pci", "-action", "panic=exit-failure", "-kernel",
         spec.kernel.string(), "-initrd", spec.initrd.string(), "-append", spec.cmdline, "-serial",
@@ -161,10 +163,26 @@ private:
     std::string m_argv;
 };
 
+std::string virtiofsd_missing() {
+    return "virtiofsd not found (looked at " + host::virtiofsd_places() +
+           "); fs: virtiofs cells need it: install qemu-system-common (`rig doctor` checks "
+           "what rig needs)";
+}
+
 class QemuHypervisor final : public Hypervisor {
 public:
     std::string name() const override { return "qemu"; }
     bool logs_virtiofs_requests() const override { return true; }
+
+    Expected<void> find_programs(const std::set<ShareKind>& kinds) const override {
+        if (!proc::find_program(k_qemu))
+            return fail(ErrorKind::infra, std::string(k_qemu) +
+                                              " not found in PATH: install qemu-system-x86 "
+                                              "(`rig doctor` checks what rig needs)");
+        if (kinds.count(ShareKind::virtiofs) && !host::find_virtiofsd())
+            return fail(ErrorKind::infra, virtiofsd_missing());
+        return {};
+    }
 
     Expected<std::unique_ptr<Vm>> start(const GuestSpec& spec) override {
         std::error_code ec;
@@ -176,7 +194,7 @@ public:
                 continue;
             auto daemon = host::find_virtiofsd();
             if (!daemon)
-                return fail(ErrorKind::infra, "virtiofsd not found (install qemu-system-common)");
+                return fail(ErrorKind::infra, virtiofsd_missing());
             fs::path socket = spec.runtime_dir / ("virtiofsd-" + share.tag + ".sock");
             fs::remove(socket, ec);
             proc::SpawnOptions options;

@@ -60,6 +60,24 @@ TEST(Classify, StartOrHelperFailureIsInfra) {
     EXPECT_EQ(classify(facts), Outcome::infra_error);
 }
 
+// A compile that failed because the host's disk was full is the machinery's failure, even
+// with the workload's error lines and exit status.
+TEST(Classify, OutOfSpaceIsInfraWhateverTheGuestDid) {
+    SampleFacts facts = everything_wrong();
+    facts.interrupted = false;
+    facts.start_failed = false;
+    facts.helper_failed = false;
+    facts.out_of_space = true;
+    EXPECT_EQ(classify(facts), Outcome::infra_error);
+    facts.interrupted = true;
+    EXPECT_EQ(classify(facts), Outcome::aborted);
+    facts = clean();
+    facts.out_of_space = true;
+    facts.workload_exit = 2;
+    facts.error_lines = 3;
+    EXPECT_EQ(classify(facts), Outcome::infra_error);
+}
+
 TEST(Classify, PanicWinsOverTimeouts) {
     SampleFacts facts = everything_wrong();
     facts.interrupted = facts.start_failed = facts.helper_failed = false;

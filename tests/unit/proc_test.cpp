@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <sstream>
 #include <sys/wait.h>
@@ -387,6 +388,87 @@ TEST(Child, DiesWithItsParentEvenOnSigkill) {
     if (!gone)
         ::kill(sleep_pid, SIGKILL); // do not leave it behind
     EXPECT_TRUE(gone);
+}
+
+namespace {
+
+// A forked stand-in for rig: it runs `start` (which spawns a child), then waits to be
+// killed. _exit keeps it from running the test's destructors.
+pid_t fork_stand_in(const std::function<void()>& start) {
+    pid_t helper = ::fork();
+    if (helper == 0) {
+        start();
+        for (;;)
+            ::pause();
+    }
+    return helper;
+}
+
+// kill -9 of the stand-in, then whether `pid` (a grandchild of the stand-in) is gone in
+// time; one that is not is killed, so that no test leaves it behind.
+bool gone_after_killing(pid_t helper, pid_t pid, std::chrono::milliseconds limit) {
+    ::kill(helper, SIGKILL);
+    ::waitpid(helper, nullptr, 0);
+    bool gone = gone_within(pid, limit);
+    if (!gone)
+        ::kill(pid, SIGKILL);
+    return gone;
+}
+
+} // namespace
+
+// make's sub-makes and compilers are the leader's children: PR_SET_PDEATHSIG does not
+// reach them, the group's watcher does.
+TEST(Child, WholeGroupDiesWithItsParentEvenOnSigkill) {
+    TempDir dir;
+    auto pid_file = dir.path() / "pid";
+    pid_t helper = fork_stand_in([&] {
+        auto child = Child::spawn(
+            {"sh", "-c", "sleep 100 & echo $! > \"$1\"; wait", "sh", pid_file.string()});
+        if (!child)
+            ::_exit(1);
+        child->release(); // a killed rig runs no destructor either
+    });
+    ASSERT_GT(helper, 0);
+    pid_t sleep_pid = read_pid(pid_file);
+    ASSERT_GT(sleep_pid, 0);
+    EXPECT_TRUE(gone_after_killing(helper, sleep_pid, 2s));
+}
+
+// SIGTERM first, so that make deletes the targets it was writing; then SIGKILL for what
+// ignores it.
+TEST(Run, GroupGetsSigtermThenSigkillWhenItsParentDies) {
+    TempDir dir;
+    auto pid_file = dir.path() / "pid";
+    auto note = dir.path() / "note";
+    pid_t helper = fork_stand_in([&] {
+        (void)run(
+            {"sh", "-c",
+             "trap 'echo terminated > \"$2\"; exit 1' TERM; sleep 100 & echo $! > \"$1\"; wait",
+             "sh", pid_file.string(), note.string()},
+            limits(60s));
+    });
+    ASSERT_GT(helper, 0);
+    pid_t sleep_pid = read_pid(pid_file);
+    ASSERT_GT(sleep_pid, 0);
+    EXPECT_TRUE(gone_after_killing(helper, sleep_pid, 2s));
+    auto deadline = Clock::now() + 2s;
+    while (read_text(note).empty() && Clock::now() < deadline)
+        std::this_thread::sleep_for(5ms);
+    EXPECT_EQ(read_text(note), "terminated\n");
+
+    auto stubborn_file = dir.path() / "stubborn";
+    helper = fork_stand_in([&] {
+        (void)run({"sh", "-c", "trap '' TERM; sleep 100 & echo $! > \"$1\"; wait", "sh",
+                   stubborn_file.string()},
+                  limits(60s));
+    });
+    ASSERT_GT(helper, 0);
+    pid_t stubborn = read_pid(stubborn_file);
+    ASSERT_GT(stubborn, 0);
+    auto killed_at = Clock::now();
+    EXPECT_TRUE(gone_after_killing(helper, stubborn, 6s));
+    EXPECT_GE(Clock::now() - killed_at, 2s) << "SIGKILL came without the grace";
 }
 
 TEST(Cpu, ProcessSeconds) {

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -500,6 +501,88 @@ TEST(StoreConcurrency, TwoProcessesWriteAtOnce) {
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 0);
     EXPECT_EQ(db->finished_samples(run_id).value().size(), 2u * k_samples);
+}
+
+// A child process that holds the database's write lock (BEGIN EXCLUSIVE) for `hold`, as
+// a sqlite3 shell inside a transaction would. Returns once the lock is held. Forked before
+// this process opens the file: an SQLite connection must not cross a fork.
+pid_t hold_write_lock(const fs::path& path, std::chrono::milliseconds hold) {
+    int ready[2];
+    if (::pipe(ready) != 0)
+        return -1;
+    pid_t child = ::fork();
+    if (child == 0) {
+        sqlite3* db = nullptr;
+        bool held = sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
+                    sqlite3_exec(db, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK;
+        char answer = held ? 'y' : 'n';
+        if (::write(ready[1], &answer, 1) != 1 || !held)
+            ::_exit(1);
+        ::usleep(static_cast<useconds_t>(hold.count() * 1000));
+        sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+        sqlite3_close(db);
+        ::_exit(0);
+    }
+    char answer = 'n';
+    if (child < 0 || ::read(ready[0], &answer, 1) != 1 || answer != 'y')
+        ADD_FAILURE() << "the child could not take the write lock";
+    ::close(ready[0]);
+    ::close(ready[1]);
+    return child;
+}
+
+void make_database(const fs::path& path) {
+    auto db = open_ok(path);
+}
+
+TEST(StoreLockWait, AWriteWaitsForAnotherProcessAndSaysWhoHoldsTheLock) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    make_database(path);
+    pid_t holder = hold_write_lock(path, std::chrono::milliseconds(1500));
+    ASSERT_GT(holder, 0);
+    // Opening a current database writes nothing, so it does not wait.
+    auto started = std::chrono::steady_clock::now();
+    auto db = open_ok(path);
+    ASSERT_TRUE(db);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1000));
+    std::vector<std::string> notices;
+    LockWait wait;
+    wait.patience = std::chrono::milliseconds(200);
+    wait.notice = [&](const std::string& message) { notices.push_back(message); };
+    db->wait_for_locks(wait);
+    auto run_id = db->begin_run(make_run());
+    EXPECT_TRUE(run_id) << run_id.error().message;
+    EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1400));
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_NE(notices[0].find(": process " + std::to_string(holder) + " ("), std::string::npos)
+        << notices[0];
+    EXPECT_NE(notices[0].find(path.string()), std::string::npos) << notices[0];
+    int status = 0;
+    ASSERT_EQ(::waitpid(holder, &status, 0), holder);
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(StoreLockWait, StopEndsTheWaitAsInterruptedAndWritesNothing) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    make_database(path);
+    pid_t holder = hold_write_lock(path, std::chrono::seconds(30));
+    ASSERT_GT(holder, 0);
+    auto db = open_ok(path);
+    ASSERT_TRUE(db);
+    std::atomic<bool> stop{false};
+    LockWait wait;
+    wait.patience = std::chrono::milliseconds(100);
+    wait.notice = [&](const std::string&) { stop = true; };
+    wait.stop = &stop;
+    db->wait_for_locks(wait);
+    auto run_id = db->begin_run(make_run());
+    ::kill(holder, SIGKILL);
+    ::waitpid(holder, nullptr, 0);
+    ASSERT_FALSE(run_id);
+    EXPECT_EQ(run_id.error().kind, ErrorKind::interrupted) << run_id.error().message;
+    EXPECT_TRUE(db->runs().value().empty());
 }
 
 TEST(StoreKernelArtifacts, AddFindAndUpdate) {

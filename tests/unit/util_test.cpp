@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: MIT
-// Tests of util/: units, strings, hashing, file locks.
+// Tests of util/: units, strings, hashing, file locks, lock holders, free space.
 #include "temp_dir.hpp"
+#include "util/file.hpp"
 #include "util/hash.hpp"
 #include "util/lock.hpp"
 #include "util/strings.hpp"
 #include "util/units.hpp"
 
+#include <csignal>
+#include <fcntl.h>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace rig::util;
 using std::chrono::milliseconds;
@@ -104,4 +110,65 @@ TEST(FileLock, ASecondHolderWaitsOrIsRefusedUntilTheFirstLetsGo) {
     auto missing = FileLock::try_acquire(dir.path() / "no" / "such" / "lock");
     ASSERT_FALSE(missing.has_value());
     EXPECT_NE(missing.error().message.find("cannot open"), std::string::npos);
+}
+
+TEST(LockHolder, ProcLocksLinesAreMatchedByFileByteAndHolder) {
+    const std::string locks = "1: POSIX  ADVISORY  WRITE 300 fe:00:77 120 120\n"
+                              "1: -> POSIX  ADVISORY  WRITE 400 fe:00:77 120 120\n"
+                              "2: POSIX  ADVISORY  READ 301 fe:00:77 128 128\n"
+                              "3: FLOCK  ADVISORY  WRITE 302 fe:00:77 0 EOF\n"
+                              "4: POSIX  ADVISORY  WRITE 303 00:2d:77 0 EOF\n"
+                              "5: POSIX  ADVISORY  WRITE 304 fe:00:78 100 EOF\n";
+    EXPECT_EQ(find_write_lock(locks, 0xfe, 0, 77, 120, 1), 300);
+    // The waiter (->) holds nothing; this process's own locks are not another's.
+    EXPECT_EQ(find_write_lock(locks, 0xfe, 0, 77, 120, 300), std::nullopt);
+    // A read lock, a byte outside the range, another device: no holder.
+    EXPECT_EQ(find_write_lock(locks, 0xfe, 0, 77, 128, 1), std::nullopt);
+    EXPECT_EQ(find_write_lock(locks, 0xfe, 0, 77, 121, 1), std::nullopt);
+    EXPECT_EQ(find_write_lock(locks, 0, 0x2d, 77, 5, 1), 303);
+    EXPECT_EQ(find_write_lock(locks, 0xfe, 0, 78, 1u << 30, 1), 304);
+    EXPECT_EQ(find_write_lock("garbage\n\n", 0xfe, 0, 77, 120, 1), std::nullopt);
+}
+
+TEST(LockHolder, AnotherProcessHoldingAByteIsNamed) {
+    rig::test::TempDir dir;
+    const auto path = dir.path() / "file";
+    std::ofstream(path) << "x";
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    pid_t holder = ::fork();
+    ASSERT_GE(holder, 0);
+    if (holder == 0) {
+        int fd = ::open(path.c_str(), O_RDWR);
+        struct flock lock {};
+        lock.l_type = F_WRLCK;
+        lock.l_whence = SEEK_SET;
+        lock.l_start = 120;
+        lock.l_len = 1;
+        char done = ::fcntl(fd, F_SETLK, &lock) == 0 ? 'y' : 'n';
+        if (::write(ready[1], &done, 1) != 1)
+            ::_exit(1);
+        for (;;)
+            ::pause();
+    }
+    char done = 0;
+    ASSERT_EQ(::read(ready[0], &done, 1), 1);
+    auto found = write_lock_holder(path, 120);
+    auto elsewhere = write_lock_holder(path, 121);
+    ::kill(holder, SIGKILL);
+    ::waitpid(holder, nullptr, 0);
+    ASSERT_EQ(done, 'y');
+    ASSERT_TRUE(found);
+    EXPECT_EQ(found->pid, holder);
+    EXPECT_FALSE(found->name.empty());
+    EXPECT_FALSE(elsewhere);
+    EXPECT_FALSE(write_lock_holder(dir.path() / "missing", 120));
+}
+
+TEST(File, AvailableBytes) {
+    rig::test::TempDir dir;
+    auto free = available_bytes(dir.path());
+    ASSERT_TRUE(free);
+    EXPECT_GT(*free, 0u);
+    EXPECT_FALSE(available_bytes(dir.path() / "missing"));
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Tests of vm/qemu's argument vectors and of host/facts, which chooses their accelerator.
+// Tests of vm/qemu's argument vectors and programs, and of host/facts, which chooses their
+// accelerator.
 #include "host/facts.hpp"
+#include "proc/process.hpp"
 #include "vm/qemu.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <gtest/gtest.h>
 
 using namespace rig;
@@ -201,4 +204,30 @@ TEST(QemuArgv, VirtiofsdLogsRequestsOnlyWhenAsked) {
     auto argv = virtiofsd_argv("/usr/lib/qemu/virtiofsd", share, "/run/s.sock");
     EXPECT_EQ(argv.back(), "-d");
     EXPECT_EQ(virtiofsd_log("/out/run", "work"), "/out/run/virtiofsd-work.log");
+}
+
+// A run asks before its first sample; QEMU missing from PATH is an error naming it.
+TEST(QemuHypervisor, FindsItsProgramsOnlyInPath) {
+    auto hypervisor = make_qemu_hypervisor();
+    const char* saved = std::getenv("PATH");
+    std::string path = saved ? saved : "";
+    if (!proc::find_program("qemu-system-x86_64"))
+        GTEST_SKIP() << "qemu-system-x86_64 is not installed here";
+    EXPECT_TRUE(hypervisor->find_programs({ShareKind::v9p}));
+    ::setenv("PATH", "/nonexistent", 1);
+    auto missing = hypervisor->find_programs({ShareKind::v9p});
+    ::setenv("PATH", path.c_str(), 1);
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.error().kind, ErrorKind::infra);
+    EXPECT_NE(missing.error().message.find("qemu-system-x86_64 not found in PATH"),
+              std::string::npos)
+        << missing.error().message;
+    EXPECT_NE(missing.error().message.find("rig doctor"), std::string::npos);
+}
+
+TEST(HostFacts, VirtiofsdPlacesNameEveryCandidate) {
+    std::string places = host::virtiofsd_places();
+    for (const char* candidate : host::k_virtiofsd_paths)
+        EXPECT_NE(places.find(candidate), std::string::npos) << places;
+    EXPECT_NE(places.find("PATH"), std::string::npos);
 }
