@@ -176,6 +176,25 @@ template <typename F> void for_each_line(std::string_view text, F&& on_line) {
     }
 }
 
+// The "<N>" syslog prefix (facility * 8 + level, at most 191) of a console line.
+struct SyslogPrefix {
+    int priority = 0;
+    size_t length = 0;
+};
+std::optional<SyslogPrefix> syslog_prefix(std::string_view line) {
+    // Only "<" and one to three digits: a longer number is no priority (and would overflow).
+    size_t close = line.substr(0, 5).find('>');
+    if (line.empty() || line[0] != '<' || close == std::string_view::npos || close < 2)
+        return std::nullopt;
+    SyslogPrefix prefix{0, close + 1};
+    for (char c : line.substr(1, close - 1)) {
+        if (!std::isdigit(static_cast<unsigned char>(c)))
+            return std::nullopt;
+        prefix.priority = prefix.priority * 10 + (c - '0');
+    }
+    return prefix;
+}
+
 } // namespace
 
 Scan scan_text(std::string_view text, std::string_view source, size_t max_lines) {
@@ -191,16 +210,9 @@ Scan scan_console(std::string_view text, size_t max_lines) {
     Scan scan;
     for_each_line(text, [&](std::string_view line) {
         std::optional<Severity> severity;
-        if (line.size() > 3 && line[0] == '<' &&
-            std::isdigit(static_cast<unsigned char>(line[1]))) {
-            size_t close = line.find('>');
-            int priority = 0;
-            for (size_t i = 1; i < close && std::isdigit(static_cast<unsigned char>(line[i])); ++i)
-                priority = priority * 10 + (line[i] - '0');
-            if (close != std::string_view::npos && close < 5) {
-                line.remove_prefix(close + 1);
-                severity = classify_kernel_line(priority % 8, line);
-            }
+        if (auto prefix = syslog_prefix(line)) {
+            line.remove_prefix(prefix->length);
+            severity = classify_kernel_line(prefix->priority % 8, line);
         } else {
             severity = classify_line(line);
         }

@@ -3,6 +3,7 @@
 #include "core/fs.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 namespace rig::core {
 
@@ -71,13 +72,12 @@ Negotiated negotiated_options(Fs fs, std::string_view mount_options) {
         std::string_view option = mount_options.substr(start, end - start);
         start = end + 1;
         if (option.substr(0, 6) == "msize=") {
+            // A guest's /proc/mounts may be garbage: a number past 64 bits is none, not
+            // the value it would wrap to.
             uint64_t value = 0;
-            bool digits = option.size() > 6;
-            for (char c : option.substr(6)) {
-                digits &= c >= '0' && c <= '9';
-                value = value * 10 + static_cast<uint64_t>(c - '0');
-            }
-            if (digits)
+            std::string_view digits = option.substr(6);
+            auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+            if (ec == std::errc() && end == digits.data() + digits.size())
                 out.msize = value;
         } else if (option.substr(0, 6) == "cache=") {
             // Names of the 6.4+ bit masks (fs/9p/v9fs.h).

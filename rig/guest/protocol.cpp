@@ -6,15 +6,11 @@
 #include "util/strings.hpp"
 
 #include <charconv>
+#include <cmath>
 
 namespace rig::guest {
 
 namespace {
-
-constexpr size_t k_max_mounts = 64 * 1024;
-constexpr size_t k_max_metrics = 1000;
-constexpr size_t k_max_tail = 64 * 1024;
-constexpr size_t k_max_phases = 64;
 
 // As the host allows them in a scenario (spec/), so that a phase name is safe in a metric.
 bool is_phase_name(std::string_view name) {
@@ -25,6 +21,35 @@ bool is_phase_name(std::string_view name) {
               c == '_' || c == '-'))
             return false;
     return true;
+}
+
+// A field the agent writes as it is: guests/README.md's [A-Za-z0-9_.:/%+,=-]+.
+bool is_token(std::string_view text) {
+    if (text.empty())
+        return false;
+    for (char c : text)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              std::string_view("_.:/%+,=-").find(c) != std::string_view::npos))
+            return false;
+    return true;
+}
+
+// "metric NAME VALUE UNIT". Name and unit are tokens, as the agent sends them: they are
+// stored and printed by every report, and JSON takes UTF-8 only. The value is finite:
+// from_chars also reads "nan" and "inf", and the store refuses a NaN (SQLite would keep
+// it as NULL), which would stop the run.
+std::optional<core::Metric> parse_metric(const std::vector<std::string>& fields) {
+    if (!is_token(fields[0]) || !is_token(fields[2]))
+        return std::nullopt;
+    // guests/init lets "[-+]?[0-9]..." through; from_chars takes no leading '+'.
+    std::string_view text = fields[1];
+    if (text.size() > 1 && text[0] == '+' && text[1] >= '0' && text[1] <= '9')
+        text.remove_prefix(1);
+    double value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
+        return std::nullopt;
+    return core::Metric{fields[0], value, fields[2]};
 }
 
 // Appends one decoded chunk of a base64 stream, up to `cap` bytes in all.
@@ -45,6 +70,14 @@ std::optional<uint64_t> to_u64(std::string_view text) {
     if (ec != std::errc() || end != text.data() + text.size())
         return std::nullopt;
     return value;
+}
+
+// A malformed record leaves what an earlier one set: an end already seen stays seen.
+bool set_number(std::optional<uint64_t>& into, std::string_view text) {
+    auto value = to_u64(text);
+    if (value)
+        into = value;
+    return value.has_value();
 }
 
 // A token field is plain text, "-" for empty, or "b64:" + base64 of anything else.
@@ -100,17 +133,16 @@ void AgentReport::apply(const Record& record) {
         hello = true;
         kernel_release = token(f[1]);
     } else if (type == "boot" && !f.empty()) {
-        boot_ns = to_u64(f[0]);
-        ok = boot_ns.has_value();
+        ok = set_number(boot_ns, f[0]);
     } else if (type == "start" && f.size() == 1) {
-        start_ns = to_u64(f[0]);
-        ok = start_ns.has_value();
+        ok = set_number(start_ns, f[0]);
     } else if (type == "end" && f.size() == 2) {
-        end_ns = to_u64(f[0]);
-        auto status = to_u64(f[1]);
-        ok = end_ns && status && *status < 1000;
-        if (ok)
+        auto end = to_u64(f[0]), status = to_u64(f[1]);
+        ok = end && status && *status < 1000;
+        if (ok) {
+            end_ns = end;
             exit_status = static_cast<int>(*status);
+        }
     } else if (type == "phase" && f.size() == 4) {
         auto start = to_u64(f[1]), end = to_u64(f[2]), status = to_u64(f[3]);
         ok = is_phase_name(f[0]) && start && end && status && *status < 1000 &&
@@ -118,24 +150,18 @@ void AgentReport::apply(const Record& record) {
         if (ok)
             phases.push_back({f[0], *start, *end, static_cast<int>(*status)});
     } else if (type == "output" && f.size() == 1) {
-        output_bytes = to_u64(f[0]);
-        ok = output_bytes.has_value();
+        ok = set_number(output_bytes, f[0]);
     } else if (type == "mounts" && f.size() == 1) {
         ok = append_chunk(mounts_text, f[0], k_max_mounts);
     } else if (type == "tail" && f.size() == 1) {
         ok = append_chunk(tail, f[0], k_max_tail);
     } else if (type == "metric" && f.size() == 3) {
-        // guests/init lets "[-+]?[0-9]..." through; from_chars takes no leading '+'.
-        std::string_view text = f[1];
-        if (text.size() > 1 && text[0] == '+' && text[1] >= '0' && text[1] <= '9')
-            text.remove_prefix(1);
-        double value = 0;
-        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-        ok = ec == std::errc() && end == text.data() + text.size();
+        auto metric = parse_metric(f);
+        ok = metric.has_value();
         if (ok && metrics.size() < k_max_metrics)
-            metrics.push_back({f[0], value, f[2]});
+            metrics.push_back(std::move(*metric));
     } else if (type == "module" && f.size() >= 2) {
-        if (f[1] == "fail" && module_failures.size() < 100)
+        if (f[1] == "fail" && module_failures.size() < k_max_module_failures)
             module_failures.push_back(token(f[0]) + ": " +
                                       (f.size() > 2 ? util::base64_decode(f[2]).value_or("") : ""));
     } else if (type == "error" && f.size() == 2) {

@@ -45,6 +45,12 @@ struct PhaseRecord {
 // What the agent reported, assembled from records. Every list is capped, so a guest
 // that floods the channel cannot grow rig's memory.
 struct AgentReport {
+    static constexpr size_t k_max_mounts = 64 * 1024; // bytes of mounts_text
+    static constexpr size_t k_max_tail = 64 * 1024;   // bytes of tail
+    static constexpr size_t k_max_metrics = 1000;
+    static constexpr size_t k_max_phases = 64;
+    static constexpr size_t k_max_module_failures = 100;
+
     bool hello = false;
     std::string kernel_release;
     std::optional<uint64_t> boot_ns;

@@ -76,7 +76,8 @@ std::string render_json(const core::Scenario& scenario, const std::vector<core::
         out["cells"].push_back(std::move(entry));
     }
     out["count"] = cells.size();
-    return out.dump(2) + "\n";
+    // A scenario's text need not be UTF-8; JSON must be (U+FFFD rather than a throw).
+    return out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 } // namespace

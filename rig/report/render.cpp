@@ -20,6 +20,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// Error lines and excerpts are a guest's bytes, and JSON takes UTF-8 only: a byte that is
+// not becomes U+FFFD, where nlohmann would throw and end rig.
+std::string json_text(const Json& json) {
+    return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
 // Axes that have their own columns in the order of Schoenebeck's 9p cache/msize table; any other
 // axis follows them.
 const std::vector<std::string> k_fixed_axes{"config", "fs", "msize", "cache"};
@@ -640,7 +646,7 @@ Expected<std::string> json_report(const ReportData& data,
     out["runs"] = runs_json(data);
     if (options.view == View::errors) {
         out["signatures"] = signatures_json(data);
-        return out.dump(2) + "\n";
+        return json_text(out);
     }
     if (options.baseline) {
         out["baseline"] = baseline_text(*options.baseline);
@@ -686,7 +692,7 @@ Expected<std::string> json_report(const ReportData& data,
         out["pivot"] = {
             {"rows", options.rows}, {"cols", options.cols}, {"columns", cols}, {"table", rows}};
     }
-    return out.dump(2) + "\n";
+    return json_text(out);
 }
 
 std::string indent(const std::string& text, const std::string& prefix) {

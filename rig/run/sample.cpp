@@ -3,7 +3,6 @@
 #include "run/sample.hpp"
 
 #include "core/classify.hpp"
-#include "core/evidence.hpp"
 #include "core/fs.hpp"
 #include "guest/fuse.hpp"
 #include "guest/initramfs.hpp"
@@ -11,6 +10,7 @@
 #include "guest/protocol.hpp"
 #include "proc/cpu.hpp"
 #include "run/follow.hpp"
+#include "run/guest_output.hpp"
 #include "run/protocol_metrics.hpp"
 #include "util/file.hpp"
 #include "util/strings.hpp"
@@ -362,11 +362,8 @@ SampleRun run_sample(const SampleContext& context) {
     std::unique_ptr<vm::Vm> guest = std::move(*started);
 
     FileFollower console_file(spec.console_log), channel_file(spec.channel_log);
-    TailBuffer console_tail(64 * 1024);
-    LineSplitter console_lines;
-    core::Scan console_scan;
-    guest::ChannelParser parser;
-    guest::AgentReport report;
+    GuestOutput output;
+    const guest::AgentReport& report = output.report();
     std::optional<CpuMark> start_mark, end_mark;
     Clock::time_point last_output = launched;
     std::optional<Clock::time_point> done_at;
@@ -377,26 +374,18 @@ SampleRun run_sample(const SampleContext& context) {
         std::string channel_bytes = channel_file.read_new();
         if (!console_bytes.empty() || !channel_bytes.empty())
             last_output = Clock::now();
-        console_tail.append(console_bytes);
-        console_lines.feed(console_bytes, [&](std::string_view line) {
-            if (line.find("Kernel panic") != std::string_view::npos)
-                facts.panic_on_console = true;
-            core::merge_scan(console_scan, core::scan_console(line));
-        });
-        for (const guest::Record& record : parser.feed(channel_bytes)) {
-            bool was_started = report.start_ns.has_value(), was_ended = report.end_ns.has_value();
-            report.apply(record);
-            if (!was_started && report.start_ns) {
-                start_mark = mark(*guest);
-                phase("running workload");
-            }
-            if (!was_ended && report.end_ns) {
-                end_mark = mark(*guest);
-                phase("collecting");
-            }
-            if (report.done && !done_at)
-                done_at = Clock::now();
+        output.add_console(console_bytes);
+        ChannelNews news = output.add_channel(channel_bytes);
+        if (news.started) {
+            start_mark = mark(*guest);
+            phase("running workload");
         }
+        if (news.ended) {
+            end_mark = mark(*guest);
+            phase("collecting");
+        }
+        if (news.done)
+            done_at = Clock::now();
 
         Clock::time_point now = Clock::now();
         if (auto status = guest->poll()) {
@@ -415,7 +404,7 @@ SampleRun run_sample(const SampleContext& context) {
             note = *failure + "\n";
             break;
         }
-        if (facts.panic_on_console && seconds_between(last_output, now) > 5)
+        if (output.panic_on_console() && seconds_between(last_output, now) > 5)
             break; // a panicked guest without pvpanic would sit here forever
         // A setup failure powers the guest off by itself; only silence waits on it.
         if (!report.start_ns && !report.setup_error && now - launched > scenario.timeouts.boot) {
@@ -446,35 +435,15 @@ SampleRun run_sample(const SampleContext& context) {
     }
     guest->destroy();
     // What the guest wrote after the last poll still counts.
-    std::string console_rest = console_file.read_new(8 << 20);
-    console_tail.append(console_rest);
-    console_lines.feed(console_rest, [&](std::string_view line) {
-        if (line.find("Kernel panic") != std::string_view::npos)
-            facts.panic_on_console = true;
-        core::merge_scan(console_scan, core::scan_console(line));
-    });
-    for (const guest::Record& record : parser.feed(channel_file.read_new(8 << 20)))
-        report.apply(record);
+    output.add_console(console_file.read_new(8 << 20));
+    output.add_channel(channel_file.read_new(8 << 20));
     Clock::time_point finished = Clock::now();
 
-    facts.hello = report.hello;
-    facts.setup_failed = report.setup_error.has_value();
-    facts.ended = report.end_ns.has_value();
-    facts.workload_exit = report.exit_status.value_or(-1);
-
-    core::Scan scan = console_scan;
-    core::merge_scan(scan, core::scan_text(report.tail, "workload"));
-    facts.error_lines = scan.errors;
+    output.describe(context.cell.fs(), facts, sample);
     space.look();
     facts.out_of_space = space.full();
     sample.outcome = core::classify(facts);
-    sample.error_count = scan.errors;
-    sample.warning_count = scan.warnings;
-    sample.lines = std::move(scan.lines);
-    sample.metrics = report.metrics;
     add_host_metrics(sample, report, counted, note);
-    sample.exit_status = facts.workload_exit;
-    sample.guest_seconds = report.workload_seconds();
     sample.total_seconds = seconds_between(launched, finished);
     if (start_mark && end_mark) {
         sample.wall_seconds = seconds_between(start_mark->at, end_mark->at);
@@ -484,19 +453,10 @@ SampleRun run_sample(const SampleContext& context) {
         double total = end_mark->host.total_seconds - start_mark->host.total_seconds;
         sample.host_cpu_percent = total > 0 ? 100.0 * sample.host_cpu_seconds / total : 0;
     }
-    if (auto mount = guest::find_mount(report.mounts(),
-                                       std::string("/newroot") + guest::k_work_mount_point)) {
-        sample.mount_negotiated = mount->fstype + " " + mount->options;
-        auto negotiated = core::negotiated_options(context.cell.fs(), mount->options);
-        sample.msize_negotiated = negotiated.msize;
-        sample.cache_negotiated = negotiated.cache;
-    }
     if (sample.outcome == core::Outcome::infra_error)
         note += helper_logs(context.dir);
-    if (parser.junk_lines() > 0 || report.malformed > 0)
-        note += "result channel: " + std::to_string(parser.junk_lines()) + " junk lines, " +
-                std::to_string(report.malformed) + " malformed records\n";
-    sample.evidence = evidence_for(sample.outcome, report, console_tail.text(), note);
+    note += output.channel_note();
+    sample.evidence = evidence_for(sample.outcome, report, output.console_tail(), note);
     fs::remove_all(share, ec);
     return settle(std::move(sample), space, context.dir);
 }

@@ -70,6 +70,25 @@ TEST(Evidence, ConsoleWithPrintkLevels) {
     EXPECT_EQ(scan.lines[0].signature, "Kernel panic - not syncing: sysrq triggered crash");
 }
 
+// Found by the guest_output fuzzer: "<" and eleven digits overflowed the priority (UB),
+// and a line whose "<...>" was no prefix was not classified at all.
+TEST(Evidence, OnlyOneToThreeDigitsAreASyslogPrefix) {
+    Scan scan = scan_console("<99999999999>[ 2.0] BUG: unable to handle page fault\n"
+                             "<1234> BUG: soft lockup\n"
+                             "<1a> Oops: 0002\n"
+                             "<> Kernel panic - not syncing\n"
+                             "<12>[ 3.0] netfs: Couldn't get user pages (rc=-14)\n"
+                             "<3>\n");
+    EXPECT_EQ(scan.errors, 4);
+    EXPECT_EQ(scan.warnings, 1);
+    ASSERT_EQ(scan.lines.size(), 5u);
+    EXPECT_EQ(scan.lines[0].line, "<99999999999>[ 2.0] BUG: unable to handle page fault");
+    EXPECT_EQ(scan.lines[3].line, "<> Kernel panic - not syncing");
+    // A facility (userspace through /dev/kmsg) is cut off too: 12 is user.warning.
+    EXPECT_EQ(scan.lines[4].line, "[ 3.0] netfs: Couldn't get user pages (rc=-14)");
+    EXPECT_EQ(scan.lines[4].severity, Severity::warning);
+}
+
 TEST(Evidence, CompilerLines) {
     EXPECT_EQ(classify_line("unit7.c:12:5: error: expected ';' before '}' token"), Severity::error);
     EXPECT_EQ(classify_line("unit7.c:3:1: warning: unused variable 'x'"), Severity::warning);

@@ -503,7 +503,30 @@ TEST(Report, MalformedStartAndEnd) {
     report.apply(record("end", {"5", "-1"}));
     report.apply(record("end", {"x", "0"}));
     EXPECT_EQ(report.malformed, 7u);
+    EXPECT_FALSE(report.start_ns);
+    EXPECT_FALSE(report.end_ns); // an end without its status is no end
     EXPECT_FALSE(report.exit_status);
+}
+
+// Found by the guest_output fuzzer: "RIG end 756g ok" after a good end erased it, so the
+// sample read as never ended, and a later good end was news again (a second CPU mark).
+TEST(Report, MalformedRecordKeepsWhatEarlierOnesSet) {
+    AgentReport report;
+    report.apply(record("boot", {"4", "uptime"}));
+    report.apply(record("start", {"10"}));
+    report.apply(record("end", {"30", "2"}));
+    report.apply(record("output", {"512"}));
+    report.apply(record("boot", {"x"}));
+    report.apply(record("start", {"1e3"}));
+    report.apply(record("end", {"756g", "ok"}));
+    report.apply(record("end", {"40", "1000"}));
+    report.apply(record("output", {"-1"}));
+    EXPECT_EQ(report.malformed, 5u);
+    EXPECT_EQ(report.boot_ns, 4u);
+    EXPECT_EQ(report.start_ns, 10u);
+    EXPECT_EQ(report.end_ns, 30u);
+    EXPECT_EQ(report.exit_status, 2);
+    EXPECT_EQ(report.output_bytes, 512u);
 }
 
 TEST(Report, OutputMountsTail) {
@@ -570,6 +593,23 @@ TEST(Report, MetricWithPlusSign) {
     EXPECT_EQ(report.malformed, 0u);
     ASSERT_EQ(report.metrics.size(), 1u);
     EXPECT_DOUBLE_EQ(report.metrics[0].value, 1.5);
+}
+
+// Found by the guest_output fuzzer: a name with a byte no token has was kept (and JSON
+// reports take UTF-8 only), and from_chars reads "nan", which the store refuses.
+TEST(Report, MetricNamesAndUnitsAreTokensAndValuesFinite) {
+    AgentReport report;
+    report.apply(record("metric", {"noop/guest.vm.pgpg\xcdout", "0", "KiB"}));
+    report.apply(record("metric", {"", "1", "s"})); // "RIG metric  1 s"
+    report.apply(record("metric", {"x", "1", "s\t"}));
+    for (const char* value : {"nan", "-nan", "inf", "-inf", "infinity", "+inf"})
+        report.apply(record("metric", {"x", value, "s"}));
+    EXPECT_EQ(report.malformed, 9u);
+    EXPECT_TRUE(report.metrics.empty());
+    report.apply(record("metric", {"noop/guest.vm.pgpgout", "0", "KiB"}));
+    report.apply(record("metric", {"a:b,c=d%e+f", "-1e-3", "%"}));
+    EXPECT_EQ(report.metrics.size(), 2u);
+    EXPECT_EQ(report.malformed, 9u);
 }
 
 // Like start and end, a boot or output record whose number does not parse is malformed.

@@ -247,6 +247,11 @@ TEST(Fs, NegotiatedOptionsAcrossKernelVersions) {
     EXPECT_EQ(negotiated_options(Fs::v9p, "rw,cache=5,msize=8192").cache, "mmap");
     EXPECT_EQ(negotiated_options(Fs::v9p, "rw,cache=8f").cache, "fscache");
     EXPECT_FALSE(negotiated_options(Fs::virtiofs, "rw,relatime").msize);
+    // A number that does not fit is no msize, not the value it wraps to.
+    EXPECT_FALSE(negotiated_options(Fs::v9p, "rw,msize=18446744073709551616").msize);
+    EXPECT_FALSE(negotiated_options(Fs::v9p, "rw,msize=184467440737095516150").msize);
+    EXPECT_EQ(negotiated_options(Fs::v9p, "rw,msize=18446744073709551615").msize, UINT64_MAX);
+    EXPECT_FALSE(negotiated_options(Fs::v9p, "rw,msize=,msize=+1,msize=1x").msize);
 }
 
 TEST(Matrix, FuseKnobsApplyToFuseCellsOnlyAndCacheNot) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of report/: text and markdown tables, the results table, duration formatting,
 // baseline comparisons, pivots, the mmtests marks and every format of the renderer.
+#include "report/plan.hpp"
 #include "report/render.hpp"
 #include "report/results.hpp"
 #include "report/table.hpp"
@@ -355,6 +356,32 @@ TEST(Render, HtmlEscapesEverything) {
     EXPECT_TRUE(contains(*html, "&lt;script&gt;"));
     EXPECT_TRUE(contains(*html, "a &lt; b &amp; &quot;c&quot;"));
     EXPECT_FALSE(contains(*html, "http://") && contains(*html, "src=")) << "self-contained";
+}
+
+// A guest's console line may hold any byte. nlohmann throws on one that is not UTF-8,
+// which ended `rig report --errors --format json`.
+TEST(Render, JsonTakesLinesThatAreNotUtf8) {
+    auto data = comparison_data();
+    data.signatures.push_back({core::Severity::error,
+                               "BUG: \xff\xfe",
+                               1,
+                               1,
+                               {{0, 1, 1, 0, "console", "BUG: \xff\xfe", "> BUG: \xff\xfe\n"}}});
+    RenderOptions options;
+    options.format = Format::json;
+    options.view = View::errors;
+    auto json = render(data, options);
+    ASSERT_TRUE(json);
+    EXPECT_TRUE(contains(*json, "\"signature\": \"BUG: \xef\xbf\xbd\xef\xbf\xbd\"")) << *json;
+}
+
+// A file name is bytes too: `rig plan --format json` on "caf\xe9.yaml" ended in a throw.
+TEST(Plan, JsonTakesAFileNameThatIsNotUtf8) {
+    core::Scenario scenario;
+    scenario.name = "quick";
+    scenario.file = "caf\xe9.yaml";
+    std::string json = render_plan(scenario, {}, PlanFormat::json);
+    EXPECT_TRUE(contains(json, "\"file\": \"caf\xef\xbf\xbd.yaml\"")) << json;
 }
 
 TEST(Render, ErrorsView) {

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+// A guest's output as it arrives, console and result channel, turned into what a sample
+// records. Pure (no files, no clock): run_sample reads untrusted guest bytes only
+// through it, and tests/fuzz/guest_output_fuzzer.cpp feeds it anything.
+#pragma once
+
+#include "core/classify.hpp"
+#include "core/evidence.hpp"
+#include "core/fs.hpp"
+#include "core/sample.hpp"
+#include "guest/protocol.hpp"
+#include "run/follow.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rig::run {
+
+// The agent's milestones that one chunk of the channel reached for the first time:
+// run_sample takes its CPU marks and names its phase at them.
+struct ChannelNews {
+    bool started = false; // the workload's start
+    bool ended = false;   // the workload's end
+    bool done = false;    // the agent's last record
+};
+
+class GuestOutput final {
+public:
+    static constexpr size_t k_console_tail = 64 * 1024;
+
+    // Bytes may be cut anywhere: a line split over two calls is the same line.
+    void add_console(std::string_view bytes);
+    ChannelNews add_channel(std::string_view bytes);
+
+    const guest::AgentReport& report() const { return m_report; }
+    bool panic_on_console() const { return m_panic; }
+    const std::string& console_tail() const { return m_console_tail.text(); }
+    // "result channel: N junk lines, M malformed records\n", or "" when all was clean.
+    std::string channel_note() const;
+
+    // Once the guest is gone: the facts its output gives (hello, setup failure, end, exit
+    // status, panic, error lines), and the sample's error lines and counts, the agent's
+    // metrics, its exit status, the guest-measured time and the negotiated work mount.
+    void describe(core::Fs fs, core::SampleFacts& facts, core::Sample& sample) const;
+
+private:
+    TailBuffer m_console_tail{k_console_tail};
+    LineSplitter m_console_lines;
+    core::Scan m_console_scan;
+    bool m_panic = false;
+    guest::ChannelParser m_channel;
+    guest::AgentReport m_report;
+};
+
+} // namespace rig::run
