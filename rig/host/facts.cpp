@@ -3,12 +3,12 @@
 #include "host/facts.hpp"
 
 #include "proc/process.hpp"
+#include "util/json.hpp"
 #include "util/strings.hpp"
 
 #include <cctype>
 #include <fcntl.h>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/utsname.h>
 #include <thread>
@@ -101,7 +101,7 @@ Facts probe() {
 }
 
 std::string Facts::to_json() const {
-    nlohmann::ordered_json out;
+    util::Json out;
     out["hostname"] = hostname;
     out["kernel"] = kernel_release;
     out["cpus"] = cpus;

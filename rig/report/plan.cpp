@@ -3,10 +3,10 @@
 #include "report/plan.hpp"
 
 #include "report/table.hpp"
+#include "util/json.hpp"
 #include "util/strings.hpp"
 #include "util/units.hpp"
 
-#include <nlohmann/json.hpp>
 #include <set>
 
 namespace rig::report {
@@ -55,15 +55,15 @@ std::string render_text(const core::Scenario& scenario, const std::vector<core::
 }
 
 std::string render_json(const core::Scenario& scenario, const std::vector<core::Cell>& cells) {
-    nlohmann::ordered_json out;
+    util::Json out;
     out["scenario"] = scenario.name;
     out["file"] = scenario.file;
     out["repeat"] = scenario.repeat;
     out["warmup"] = scenario.warmup;
     out["workload"] = describe_workload(scenario.workload);
-    out["cells"] = nlohmann::ordered_json::array();
+    out["cells"] = util::Json::array();
     for (const core::Cell& cell : cells) {
-        nlohmann::ordered_json entry;
+        util::Json entry;
         entry["id"] = cell.id;
         entry["kernel"] = cell.kernel_name;
         entry["config"] = cell.config;
@@ -76,8 +76,8 @@ std::string render_json(const core::Scenario& scenario, const std::vector<core::
         out["cells"].push_back(std::move(entry));
     }
     out["count"] = cells.size();
-    // A scenario's text need not be UTF-8; JSON must be (U+FFFD rather than a throw).
-    return out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    // A scenario's text need not be UTF-8: json_text replaces what is not.
+    return util::json_text(out);
 }
 
 } // namespace

@@ -5,26 +5,21 @@
 #include "report/grid.hpp"
 #include "report/html.hpp"
 #include "report/metrics.hpp"
+#include "util/json.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 
 namespace rig::report {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-// Error lines and excerpts are a guest's bytes, and JSON takes UTF-8 only: a byte that is
-// not becomes U+FFFD, where nlohmann would throw and end rig.
-std::string json_text(const Json& json) {
-    return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-}
+using util::Json;
+using util::json_text;
 
 // Axes that have their own columns in the order of Schoenebeck's 9p cache/msize table; any other
 // axis follows them.

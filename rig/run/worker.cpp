@@ -7,16 +7,16 @@
 #include "run/sample.hpp"
 #include "spec/spec.hpp"
 #include "util/file.hpp"
+#include "util/json.hpp"
 #include "vm/libvirt.hpp"
 #include "vm/qemu.hpp"
 
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 namespace rig::run {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+using json = util::Json;
 
 namespace {
 
