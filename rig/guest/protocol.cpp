@@ -23,17 +23,6 @@ bool is_phase_name(std::string_view name) {
     return true;
 }
 
-// A field the agent writes as it is: guests/README.md's [A-Za-z0-9_.:/%+,=-]+.
-bool is_token(std::string_view text) {
-    if (text.empty())
-        return false;
-    for (char c : text)
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              std::string_view("_.:/%+,=-").find(c) != std::string_view::npos))
-            return false;
-    return true;
-}
-
 // "metric NAME VALUE UNIT". Name and unit are tokens, as the agent sends them: they are
 // stored and printed by every report, and JSON takes UTF-8 only. The value is finite:
 // from_chars also reads "nan" and "inf", and the store refuses a NaN (SQLite would keep
@@ -90,6 +79,16 @@ std::string token(const std::string& field) {
 }
 
 } // namespace
+
+bool is_token(std::string_view text) {
+    if (text.empty())
+        return false;
+    for (char c : text)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              std::string_view("_.:/%+,=-").find(c) != std::string_view::npos))
+            return false;
+    return true;
+}
 
 std::vector<Record> ChannelParser::feed(std::string_view bytes) {
     std::vector<Record> records;

@@ -14,6 +14,10 @@
 
 namespace rig::guest {
 
+// A field the agent writes as it is: guests/README.md's [A-Za-z0-9_.:/%+,=-]+. Metric
+// names and units must be tokens: every report prints them and JSON takes UTF-8 only.
+bool is_token(std::string_view text);
+
 struct Record {
     std::string type;
     std::vector<std::string> fields;

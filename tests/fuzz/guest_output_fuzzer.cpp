@@ -3,6 +3,7 @@
 // must describe a sample within the protocol's bounds, and the same sample whether they
 // arrive at once or a byte at a time.
 #include "core/classify.hpp"
+#include "guest/protocol.hpp"
 #include "run/guest_output.hpp"
 
 #include <cmath>
@@ -22,17 +23,6 @@ void check(bool holds) {
         __builtin_trap();
 }
 
-// guests/README.md: a field is a token of [A-Za-z0-9_.:/%+,=-]+.
-bool is_token(std::string_view text) {
-    if (text.empty())
-        return false;
-    for (char c : text)
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              std::string_view("_.:/%+,=-").find(c) != std::string_view::npos))
-            return false;
-    return true;
-}
-
 // What rig keeps of a report is bounded and storable, whatever the guest sent.
 void check_report(const AgentReport& report) {
     check(report.mounts_text.size() <= AgentReport::k_max_mounts);
@@ -41,7 +31,8 @@ void check_report(const AgentReport& report) {
     check(report.phases.size() <= AgentReport::k_max_phases);
     check(report.module_failures.size() <= AgentReport::k_max_module_failures);
     for (const auto& metric : report.metrics)
-        check(std::isfinite(metric.value) && is_token(metric.name) && is_token(metric.unit));
+        check(std::isfinite(metric.value) && rig::guest::is_token(metric.name) &&
+              rig::guest::is_token(metric.unit));
 }
 
 // Everything a sample takes from the output, as text, so that two readings compare.

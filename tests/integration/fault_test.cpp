@@ -87,17 +87,9 @@ int wait_for_exit(pid_t rig, std::chrono::minutes limit) {
     return -1;
 }
 
-// Polls `ready` until it holds (true), or rig exits or `limit` passes (false).
-bool wait_for(pid_t rig, std::chrono::seconds limit, const std::function<bool()>& ready) {
-    auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (ready())
-            return true;
-        if (::waitpid(rig, nullptr, WNOHANG) == rig)
-            return false;
-        std::this_thread::sleep_for(100ms);
-    }
-    return false;
+// Polls `ready` often: a fault is injected the moment rig reaches a state.
+bool wait_for(pid_t rig, std::chrono::milliseconds limit, const std::function<bool()>& ready) {
+    return rig::test::wait_while_running(rig, limit, ready, 100ms);
 }
 
 // Lets rig run for `delay`, or until `enough` holds; false when it exited before.

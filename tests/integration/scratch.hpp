@@ -93,15 +93,16 @@ inline bool kill_leaves_no_process(pid_t rig, const std::string& needle) {
 
 // Polls until `ready()` holds (true), or rig exits or `limit` passes first (false): for a
 // test that interrupts or kills rig at a chosen moment.
-inline bool wait_while_running(pid_t rig, std::chrono::minutes limit,
-                               const std::function<bool()>& ready) {
+inline bool wait_while_running(pid_t rig, std::chrono::milliseconds limit,
+                               const std::function<bool()>& ready,
+                               std::chrono::milliseconds poll = std::chrono::milliseconds(500)) {
     auto deadline = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < deadline) {
         if (ready())
             return true;
         if (::waitpid(rig, nullptr, WNOHANG) == rig)
             return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        std::this_thread::sleep_for(poll);
     }
     return false;
 }
