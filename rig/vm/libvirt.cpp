@@ -3,6 +3,7 @@
 #include "vm/libvirt.hpp"
 
 #include "proc/cpu.hpp"
+#include "util/file.hpp"
 #include "vm/qemu.hpp"
 
 #include <atomic>
@@ -224,8 +225,9 @@ double seconds_from_ns(unsigned long long ns) {
 }
 
 std::vector<std::string> process_argv(const fs::path& proc_dir) {
-    std::ifstream in(proc_dir / "cmdline", std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), {});
+    // read_file, not an istreambuf_iterator: a process that ends while it is read fails
+    // the read with ESRCH, which the iterator would throw out of rig.
+    std::string text = util::read_file(proc_dir / "cmdline");
     std::vector<std::string> argv;
     for (size_t start = 0; start < text.size();) {
         size_t end = text.find('\0', start);

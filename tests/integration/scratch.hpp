@@ -10,6 +10,7 @@
 #include <functional>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
@@ -73,8 +74,12 @@ inline std::vector<int> processes_mentioning(const std::string& needle) {
         std::string name = entry.path().filename().string();
         if (name.find_first_not_of("0123456789") != std::string::npos)
             continue;
+        // A process may end while it is read: reading its cmdline then fails with ESRCH,
+        // which an istreambuf_iterator would throw; operator<< only sets failbit.
         std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-        std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+        std::ostringstream text;
+        text << in.rdbuf();
+        std::string cmdline = text.str();
         if (cmdline.find(needle) != std::string::npos && std::stoi(name) != ::getpid())
             pids.push_back(std::stoi(name));
     }
