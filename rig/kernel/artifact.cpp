@@ -216,22 +216,6 @@ fs::path default_cache_dir() {
 
 namespace {
 
-// The archive's sha256 of a package's candidate .deb, which apt-get download is held to.
-Expected<std::string> archive_sha256(const std::string& package) {
-    proc::RunOptions options;
-    options.timeout = std::chrono::minutes(2);
-    options.env = {{"LC_ALL", "C"}};
-    auto show = RIG_TRY(proc::run({"apt-cache", "show", "--no-all-versions", package}, options));
-    std::string sha256;
-    util::for_each_line(show.out, [&](std::string_view line) {
-        if (sha256.empty() && util::starts_with(line, "SHA256:"))
-            sha256 = std::string(util::trim(line.substr(7)));
-    });
-    if (show.exit_code != 0 || sha256.empty())
-        return fail(ErrorKind::infra, "apt-cache show " + package + " gives no SHA256");
-    return sha256;
-}
-
 // The one .deb in `folder`, or empty.
 fs::path deb_in(const fs::path& folder) {
     std::error_code ec;

@@ -239,6 +239,14 @@ std::vector<std::string> series_among(const std::vector<std::string>& packages) 
     return series;
 }
 
+Expected<std::string> archive_sha256(const std::string& package) {
+    std::string sha256 =
+        field(RIG_TRY(apt_cache({"show", "--no-all-versions", package})), "SHA256");
+    if (sha256.empty())
+        return fail(ErrorKind::infra, "apt-cache show " + package + " gives no SHA256");
+    return sha256;
+}
+
 Expected<DebianPackage> resolve_debian(const std::string& name, const std::string& flavour) {
     if (core::is_debian_series(name))
         return resolve_series(name, flavour.empty() ? std::string(k_default_flavour) : flavour);

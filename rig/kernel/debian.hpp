@@ -50,6 +50,9 @@ struct DebianPackage {
     std::string version; // its candidate version
 };
 
+// The archive's sha256 of an exact package's candidate .deb, which a download is held to.
+Expected<std::string> archive_sha256(const std::string& package);
+
 // Resolves a scenario's `debian:` name with apt-cache (the local package lists, no
 // network): a series to its newest image package in `flavour`, a metapackage to the
 // image it depends on, an exact name to itself. A name apt does not know is a config
