@@ -9,7 +9,7 @@ namespace rig::core {
 
 namespace {
 
-constexpr std::array<std::pair<Outcome, std::string_view>, 9> k_outcomes{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 10> k_outcomes{{
     {Outcome::ok, "ok"},
     {Outcome::errors, "errors"},
     {Outcome::workload_failed, "workload-failed"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 9> k_outcomes{{
     {Outcome::console_silence, "console-silence"},
     {Outcome::infra_error, "infra-error"},
     {Outcome::aborted, "aborted"},
+    {Outcome::build_failed, "build-failed"},
 }};
 
 } // namespace

@@ -42,6 +42,8 @@ std::string Kernel::canonical() const {
         break;
     case KernelSource::image:
         out += "image=" + image + ";modules=" + modules;
+        if (!build.empty())
+            out += ";build=" + build;
         break;
     case KernelSource::git:
         out += "git=" + repo + ";ref=" + ref + ";config=" + util::join(config, ",") +
@@ -72,6 +74,12 @@ std::string Workload::canonical() const {
         return "tree=" + tree + ";" + steps;
     case WorkloadKind::command:
         return steps;
+    case WorkloadKind::module: {
+        std::string out = "module=" + module + ";params=";
+        for (const auto& [name, value] : module_params)
+            out += name + "=" + value + ",";
+        return out;
+    }
     }
     return {};
 }
@@ -79,7 +87,11 @@ std::string Workload::canonical() const {
 std::string Guest::canonical() const {
     // The accelerator is recorded per sample, not part of the cell: the same
     // matrix must compare across a KVM laptop and a TCG CI machine.
-    return "memory=" + std::to_string(memory_mib) + "M;cpus=" + std::to_string(cpus);
+    std::string out = "memory=" + std::to_string(memory_mib) + "M;cpus=" + std::to_string(cpus);
+    // Only when asked for, so that the cells of scenarios without a disk keep their ids.
+    if (scratch_bytes != 0)
+        out += ";scratch=" + std::to_string(scratch_bytes);
+    return out;
 }
 
 } // namespace rig::core

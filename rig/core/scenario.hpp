@@ -35,14 +35,15 @@ bool is_debian_series(std::string_view name);
 struct Kernel {
     std::string name;
     KernelSource source = KernelSource::debian;
-    std::string package;                        // debian: a series, metapackage or package
-    std::string flavour;                        // debian series: amd64 when empty
-    std::string image;                          // image: path to a bzImage
-    std::string modules;                        // image: optional modules folder
-    std::string repo;                           // git: repository path
-    std::string ref;                            // git: any rev git understands
-    std::vector<std::string> config;            // git: fragments applied to every cell
-    std::vector<std::string> patches;           // git: patch/mbox files for `git am`
+    std::string package;              // debian: a series, metapackage or package
+    std::string flavour;              // debian series: amd64 when empty
+    std::string image;                // image: path to a bzImage
+    std::string modules;              // image: optional modules folder
+    std::string build;                // image: the kernel's build folder, for `module:` workloads
+    std::string repo;                 // git: repository path
+    std::string ref;                  // git: any rev git understands
+    std::vector<std::string> config;  // git: fragments applied to every cell
+    std::vector<std::string> patches; // git: patch/mbox files for `git am`
     std::map<std::string, std::string> options; // git: extra CONFIG_X: y|m|n|value
     Loc loc;
     std::string path; // "kernels[2]"
@@ -68,7 +69,9 @@ struct Rule {
     std::string path;
 };
 
-enum class WorkloadKind { generate, tree, command };
+// module: an out-of-tree kernel module built against each cell's kernel and loaded by
+// the guest agent; its printk output is the workload's output.
+enum class WorkloadKind { generate, tree, command, module };
 
 struct GenerateParams {
     int units = 40;     // translation units
@@ -89,6 +92,10 @@ struct Workload {
     std::string tree;    // tree: host folder copied fresh into the share per sample
     std::string command; // run by the guest's sh in the share; unused when there are phases
     std::vector<WorkloadPhase> phases; // run in order, each in the same share
+    // module: one .c file or a folder with a Kbuild file, and its parameters (name,
+    // value), passed to insmod in this order.
+    std::string module;
+    std::vector<std::pair<std::string, std::string>> module_params;
     std::string canonical() const;
 };
 
@@ -102,6 +109,10 @@ struct Guest {
     // Count 9p requests from QEMU's trace (vm/protocol_trace.hpp). Off only to measure
     // what counting costs; like the accelerator it is not part of the cell.
     bool count_9p = true;
+    // A sparse file of this many bytes attached as a virtio-blk disk, fresh per sample
+    // (the agent names it /dev/rig-scratch); 0 = none. Part of the cell: a benchmark on
+    // a disk is another experiment than one without.
+    uint64_t scratch_bytes = 0;
     std::string canonical() const;
 };
 

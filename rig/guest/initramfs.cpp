@@ -76,12 +76,12 @@ void add_parents(CpioWriter& cpio, std::set<std::string>& made, const std::strin
 }
 
 Expected<std::vector<std::string>> module_paths(const kernel::Artifact& kernel,
-                                                const ModuleIndex& index, core::Fs fs) {
+                                                const ModuleIndex& index, const ModuleSet& set) {
     std::set<std::string> known;
     for (const auto& entry : index.deps)
         known.insert(module_name(entry.first));
-    std::vector<std::string> wanted = guest_modules(fs).required;
-    for (const auto& name : guest_modules(fs).optional)
+    std::vector<std::string> wanted = set.required;
+    for (const auto& name : set.optional)
         if (known.count(name))
             wanted.push_back(name);
     auto order = load_order(index, wanted);
@@ -134,6 +134,13 @@ std::string module_list_path(core::Fs fs) {
     return "/etc/rig/modules-" + std::string(core::to_string(fs));
 }
 
+const ModuleSet& scratch_modules() {
+    // Optional: a kernel with virtio_blk built in (rig's git kernels) needs nothing, and
+    // one without it at all fails only the cells that ask for a disk, in the guest.
+    static const ModuleSet k_scratch{{}, {"virtio_blk"}};
+    return k_scratch;
+}
+
 std::string_view agent_script() {
     return rig_guest_init;
 }
@@ -144,13 +151,16 @@ Expected<fs::path> base_initramfs(const kernel::Artifact& kernel, const fs::path
         return fail(ErrorKind::infra, "busybox not found (install busybox-static)");
     // One load order per filesystem; the archive holds the union of their modules.
     std::map<core::Fs, std::vector<std::string>> orders;
+    std::vector<std::string> scratch_order;
     std::set<std::string> modules;
     if (!kernel.modules_dir.empty()) { // else everything needed must be built in
         auto index = RIG_TRY(read_module_index(kernel.modules_dir));
         for (core::Fs fs : {core::Fs::v9p, core::Fs::virtiofs, core::Fs::fuse}) {
-            orders[fs] = RIG_TRY(module_paths(kernel, index, fs));
+            orders[fs] = RIG_TRY(module_paths(kernel, index, guest_modules(fs)));
             modules.insert(orders[fs].begin(), orders[fs].end());
         }
+        scratch_order = RIG_TRY(module_paths(kernel, index, scratch_modules()));
+        modules.insert(scratch_order.begin(), scratch_order.end());
     }
     std::string key =
         util::sha256_hex(std::string(k_layout_version) + "\n" + kernel.id + "\n" +
@@ -193,6 +203,10 @@ Expected<fs::path> base_initramfs(const kernel::Artifact& kernel, const fs::path
             list += strip_compression(module) + "\n";
         cpio.add_file(module_list_path(fs).substr(1), list);
     }
+    std::string scratch_list;
+    for (const std::string& module : scratch_order)
+        scratch_list += strip_compression(module) + "\n";
+    cpio.add_file(std::string(k_scratch_module_list).substr(1), scratch_list);
 
     std::error_code ec;
     fs::create_directories(out.parent_path(), ec);

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rig::guest {
@@ -24,6 +25,11 @@ const ModuleSet& guest_modules(core::Fs fs);
 
 // The load order file in the base archive for cells on `fs`.
 std::string module_list_path(core::Fs fs);
+
+// What a guest with a scratch disk loads after its filesystem's list (virtio_blk), and
+// the load order file in the base archive that lists it.
+const ModuleSet& scratch_modules();
+inline constexpr std::string_view k_scratch_module_list = "/etc/rig/modules-scratch";
 
 // The agent script rig carries inside its binary (from guests/init).
 std::string_view agent_script();

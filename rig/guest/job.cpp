@@ -38,6 +38,22 @@ Expected<std::string> job_file(const Job& job) {
     RIG_TRY(add("WORKLOAD_TIMEOUT", std::to_string(job.workload_timeout.count())));
     if (job.mark_phases)
         RIG_TRY(add("MARK_TAG", k_mark_tag));
+    if (job.scratch)
+        RIG_TRY(add("SCRATCH_MODULES", std::string(k_scratch_module_list)));
+    if (!job.module.empty()) {
+        RIG_TRY(add("MODULE", std::string("/") + k_module_archive_path));
+        // Kbuild names the .ko after the module, which rmmod takes.
+        RIG_TRY(add("MODULE_NAME", job.module.stem().string()));
+        std::vector<std::string> params;
+        for (const auto& [name, value] : job.module_params) {
+            if (name.empty() || value.empty() || name.find_first_of(" =\n") != std::string::npos ||
+                value.find_first_of(" \n") != std::string::npos)
+                return fail(ErrorKind::config,
+                            "module parameter '" + name + "=" + value + "' is not one token");
+            params.push_back(name + "=" + value);
+        }
+        RIG_TRY(add("MODULE_PARAMS", util::join(params, " ")));
+    }
     if (!job.phase_scripts.empty()) {
         std::vector<std::string> names;
         // A name becomes a file name in the guest and a word in the agent's loop.
@@ -70,6 +86,8 @@ Expected<std::string> job_archive(const Job& job) {
         cpio.add_file("etc/rig/phase-" + name + ".sh", script + "\n");
     if (job.fs == core::Fs::fuse)
         RIG_TRY(cpio.add_file_from(k_fuse_daemon_archive_path, job.fuse_daemon, 0755));
+    if (!job.module.empty())
+        RIG_TRY(cpio.add_file_from(k_module_archive_path, job.module, 0644));
     return cpio.finish();
 }
 

@@ -26,6 +26,9 @@ inline constexpr const char* k_work_mount_point = "/run/rig/work";
 // would be hidden) and a remote libvirt host has no rig tree at all.
 inline constexpr const char* k_fuse_daemon_path = "/run/rig/rig-fuse";
 inline constexpr const char* k_fuse_daemon_archive_path = "etc/rig/rig-fuse";
+// Where the scratch disk appears, in the agent's /dev and in the workload's.
+inline constexpr const char* k_scratch_dev = "/dev/rig-scratch";
+inline constexpr const char* k_module_archive_path = "etc/rig/workload.ko";
 
 struct Job {
     std::string run_label; // shows in the agent's hello record
@@ -36,6 +39,12 @@ struct Job {
     // Phases instead of the one script: name and script, run in order.
     std::vector<std::pair<std::string, std::string>> phase_scripts;
     bool mark_phases = false; // mount the marking share and mark each phase boundary
+    // A scratch disk is attached: the agent loads its driver and names it k_scratch_dev.
+    bool scratch = false;
+    // A module workload: the built module (its bytes go into the job archive) and its
+    // parameters, which the agent passes to insmod as NAME=VALUE arguments.
+    std::filesystem::path module;
+    std::vector<std::pair<std::string, std::string>> module_params;
     // fuse cells: the daemon's host path (its bytes go into the job archive) and its knob
     // options, whitelisted tokens the agent checks one by one.
     std::filesystem::path fuse_daemon;

@@ -225,40 +225,6 @@ fs::path deb_in(const fs::path& folder) {
     return {};
 }
 
-// Downloads `package` into cache/debs/PACKAGE/, where it stays until its kernel is in the
-// cache. A .deb already there is used only when its sha256 is the archive's: a killed
-// apt-get download leaves a partial file there, which is removed and fetched again,
-// never unpacked.
-Expected<fs::path> download_deb(const std::string& package, const fs::path& cache,
-                                const Status& status) {
-    const std::string expected = RIG_TRY(archive_sha256(package));
-    fs::path folder = cache / "debs" / package;
-    std::error_code ec;
-    fs::create_directories(folder, ec);
-    if (ec)
-        return fail(ErrorKind::infra, "cannot create " + folder.string() + ": " + ec.message());
-    if (fs::path kept = deb_in(folder); !kept.empty()) {
-        if (RIG_TRY(util::sha256_file(kept)) == expected)
-            return kept;
-        if (status)
-            status("the downloaded " + kept.filename().string() +
-                   " is not whole (an interrupted download?): fetching it again");
-        fs::remove(kept, ec);
-    }
-    if (status)
-        status("fetching " + package);
-    RIG_TRY(run_checked({"apt-get", "download", package}, folder, std::chrono::minutes(20)));
-    fs::path deb = deb_in(folder);
-    if (deb.empty())
-        return fail(ErrorKind::infra, "apt-get download " + package + " left no .deb");
-    if (RIG_TRY(util::sha256_file(deb)) != expected) {
-        fs::remove(deb, ec);
-        return fail(ErrorKind::infra, "apt-get download " + package +
-                                          " gave a .deb whose sha256 is not the archive's");
-    }
-    return deb;
-}
-
 // Unpacks an image package's kernel and modules into the cache; `version` as apt gave it.
 Expected<Artifact> unpack_deb(const fs::path& deb, const std::string& package,
                               const fs::path& cache, const Status& status) {
@@ -298,6 +264,40 @@ Expected<Artifact> unpack_deb(const fs::path& deb, const std::string& package,
 }
 
 } // namespace
+
+// Downloads `package` into cache/debs/PACKAGE/, where it stays until its kernel is in the
+// cache. A .deb already there is used only when its sha256 is the archive's: a killed
+// apt-get download leaves a partial file there, which is removed and fetched again,
+// never unpacked.
+Expected<fs::path> download_deb(const std::string& package, const fs::path& cache,
+                                const Status& status) {
+    const std::string expected = RIG_TRY(archive_sha256(package));
+    fs::path folder = cache / "debs" / package;
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot create " + folder.string() + ": " + ec.message());
+    if (fs::path kept = deb_in(folder); !kept.empty()) {
+        if (RIG_TRY(util::sha256_file(kept)) == expected)
+            return kept;
+        if (status)
+            status("the downloaded " + kept.filename().string() +
+                   " is not whole (an interrupted download?): fetching it again");
+        fs::remove(kept, ec);
+    }
+    if (status)
+        status("fetching " + package);
+    RIG_TRY(run_checked({"apt-get", "download", package}, folder, std::chrono::minutes(20)));
+    fs::path deb = deb_in(folder);
+    if (deb.empty())
+        return fail(ErrorKind::infra, "apt-get download " + package + " left no .deb");
+    if (RIG_TRY(util::sha256_file(deb)) != expected) {
+        fs::remove(deb, ec);
+        return fail(ErrorKind::infra, "apt-get download " + package +
+                                          " gave a .deb whose sha256 is not the archive's");
+    }
+    return deb;
+}
 
 Expected<Artifact> fetch_debian(const std::string& name, const std::string& flavour,
                                 const fs::path& cache, const Status& status) {

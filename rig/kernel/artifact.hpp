@@ -40,6 +40,11 @@ using Status = std::function<void(const std::string& phase)>;
 Expected<Artifact> fetch_debian(const std::string& name, const std::string& flavour,
                                 const std::filesystem::path& cache, const Status& status = {});
 
+// Downloads exact package `package` with apt-get download into cache/debs/PACKAGE/ and
+// returns the .deb, checked against the archive's sha256 (a partial one is fetched again).
+Expected<std::filesystem::path>
+download_deb(const std::string& package, const std::filesystem::path& cache, const Status& status);
+
 // `image: PATH` with optional `modules: DIR`: copied into the cache by content.
 Expected<Artifact> take_image(const std::filesystem::path& image,
                               const std::filesystem::path& modules,

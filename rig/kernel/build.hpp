@@ -119,6 +119,20 @@ struct ConfigResult {
 // Finds a fragment whose options do not survive before a build is paid for.
 Expected<ConfigResult> configure_git(const GitRequest& request, const BuildSettings& settings);
 
+struct ExternalBuild {
+    BuildOutcome outcome = BuildOutcome::ok;
+    std::string error_lines; // the compiler's first errors, or why the tree is unfit
+};
+
+// Builds the out-of-tree module staged in `module_dir` (kernel/module.hpp) against the
+// request's kernel, under the repository's lock: rig's clone is checked out at the
+// commit with the patches, the build folder of the config configured again and
+// `modules_prepare`d, then `make -C src O=build M=module_dir modules`. A kernel without
+// CONFIG_MODULES, or a patch that does not apply, is config_error.
+Expected<ExternalBuild> build_external_module(const GitRequest& request,
+                                              const BuildSettings& settings,
+                                              const std::filesystem::path& module_dir);
+
 // Stores a result in the database: the artifact (when ok) and, unless it was a cache hit,
 // the build with its outcome, duration, log and error lines. `name` is the kernel's.
 Expected<void> record_build(store::Database& db, const BuildResult& result,

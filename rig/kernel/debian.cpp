@@ -222,6 +222,31 @@ std::vector<std::string> image_dependencies(std::string_view show_text) {
     return out;
 }
 
+std::vector<std::string> header_dependencies(std::string_view show_text) {
+    std::vector<std::string> out;
+    for (const std::string& alternatives : util::split(field(show_text, "Depends"), ',')) {
+        std::string first = util::split(alternatives, '|').front();
+        std::string name(util::trim(first.substr(0, first.find('('))));
+        if (util::starts_with(name, "linux-headers-") || util::starts_with(name, "linux-kbuild-"))
+            out.push_back(name);
+    }
+    return out;
+}
+
+Expected<std::vector<std::string>> headers_packages(const std::string& release) {
+    std::string headers = "linux-headers-" + release;
+    std::string show = RIG_TRY(apt_cache({"show", "--no-all-versions", headers}));
+    std::vector<std::string> packages{headers};
+    for (std::string& dependency : header_dependencies(show))
+        packages.push_back(std::move(dependency));
+    if (packages.size() < 3)
+        return fail(ErrorKind::infra, headers +
+                                          " depends on no linux-headers-*-common and "
+                                          "linux-kbuild-* package; apt-cache show says: " +
+                                          show.substr(0, 2000));
+    return packages;
+}
+
 bool newer_image(std::string_view a, std::string_view b) {
     if (int order = natural_compare(without_unsigned(a), without_unsigned(b)); order != 0)
         return order > 0;

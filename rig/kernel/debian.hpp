@@ -36,6 +36,14 @@ std::map<std::string, std::string> parse_apt_policy(std::string_view text);
 // one target.
 std::vector<std::string> image_dependencies(std::string_view show_text);
 
+// The linux-headers-* and linux-kbuild-* packages in the Depends of `apt-cache show` output
+// of a headers package: its -common half and the kbuild tools.
+std::vector<std::string> header_dependencies(std::string_view show_text);
+
+// What building a module against Debian kernel `release` (6.1.0-57-amd64) takes:
+// linux-headers-RELEASE, then its -common and linux-kbuild-* packages, from apt-cache.
+Expected<std::vector<std::string>> headers_packages(const std::string& release);
+
 // Whether image package `a` is newer than `b` of the same series and flavour. Within a
 // series the number after it rises with every upload (the ABI of 6.1.0-57, the patch
 // level of 6.12.117), so the names order like their versions; at one number the signed

@@ -97,6 +97,12 @@ std::string describe_workload(const core::Workload& workload) {
         return workload.tree + ": " + steps;
     case core::WorkloadKind::command:
         return steps;
+    case core::WorkloadKind::module: {
+        std::vector<std::string> params;
+        for (const auto& [name, value] : workload.module_params)
+            params.push_back(name + "=" + value);
+        return "module " + workload.module + (params.empty() ? "" : " " + util::join(params, " "));
+    }
     }
     return {};
 }

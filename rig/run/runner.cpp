@@ -8,6 +8,7 @@
 #include "host/facts.hpp"
 #include "kernel/artifact.hpp"
 #include "kernel/build.hpp"
+#include "kernel/module.hpp"
 #include "rig_config.hpp"
 #include "run/batch.hpp"
 #include "run/hosts.hpp"
@@ -32,6 +33,7 @@ namespace {
 struct PreparedKernel {
     kernel::Artifact artifact;
     fs::path base_initrd;
+    std::optional<kernel::ModuleBuild> module; // a module workload's build for this kernel
 };
 
 std::string cell_label(const core::Cell& cell) {
@@ -90,6 +92,32 @@ Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario, const co
     return std::move(*result.artifact);
 }
 
+// A module workload's module built for the cell's kernel; one that does not compile is
+// the build-failed outcome of that kernel's samples, not an error.
+Expected<std::optional<kernel::ModuleBuild>>
+module_for_cell(const core::Scenario& scenario, const core::Cell& cell,
+                const kernel::Artifact& artifact, const RunSettings& settings,
+                const std::atomic<bool>& interrupted, Progress& progress) {
+    if (scenario.workload.kind != core::WorkloadKind::module)
+        return std::nullopt;
+    const core::Kernel& spec = scenario.kernels[cell.kernel];
+    fs::path scenario_dir = fs::absolute(scenario.file).parent_path();
+    kernel::BuildSettings build;
+    build.cache = settings.cache_dir;
+    build.interrupted = &interrupted;
+    auto module =
+        RIG_TRY(kernel::module_for(scenario_dir / scenario.workload.module, spec, cell.fragments,
+                                   scenario_dir, artifact, build, [&](const std::string& phase) {
+                                       progress.note("kernel " + spec.name + ": " + phase);
+                                   }));
+    if (module.outcome == kernel::ModuleOutcome::build_failed)
+        progress.note("kernel " + spec.name + ": the module does not compile:\n" +
+                      module.error_lines);
+    else if (!module.cache_hit)
+        progress.note("kernel " + spec.name + ": module built, " + module.ko.filename().string());
+    return module;
+}
+
 Expected<PreparedKernel> prepare_kernel(const core::Scenario& scenario, const core::Cell& cell,
                                         const RunSettings& settings, store::Database& db,
                                         const std::atomic<bool>& interrupted, Progress& progress) {
@@ -97,7 +125,9 @@ Expected<PreparedKernel> prepare_kernel(const core::Scenario& scenario, const co
     if (spec.source == core::KernelSource::git) {
         auto artifact = RIG_TRY(git_artifact(scenario, cell, settings, db, interrupted, progress));
         auto initrd = RIG_TRY(guest::base_initramfs(artifact, settings.cache_dir));
-        return PreparedKernel{artifact, initrd};
+        auto module =
+            RIG_TRY(module_for_cell(scenario, cell, artifact, settings, interrupted, progress));
+        return PreparedKernel{artifact, initrd, std::move(module)};
     }
     progress.note("kernel " + spec.name + ": fetching and preparing");
     auto artifact = kernel::prebuilt(spec, settings.cache_dir, [&](const std::string& phase) {
@@ -112,7 +142,9 @@ Expected<PreparedKernel> prepare_kernel(const core::Scenario& scenario, const co
                        : artifact->package + " " + artifact->package_version) +
                   ", building initramfs");
     auto initrd = RIG_TRY(guest::base_initramfs(*artifact, settings.cache_dir));
-    return PreparedKernel{*artifact, initrd};
+    auto module =
+        RIG_TRY(module_for_cell(scenario, cell, *artifact, settings, interrupted, progress));
+    return PreparedKernel{*artifact, initrd, std::move(module)};
 }
 
 // Rounds rather than cell after cell: slow drift of the host then touches every
@@ -223,7 +255,8 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
             *hosts[h].hypervisor,
             state.interrupted,
             note,
-            {}};
+            {},
+            kernel.module ? &*kernel.module : nullptr};
         SampleRun ran = run_sample(context);
         const core::Sample& sample = ran.sample;
         // A sample that failed because its host went away is not data about the cell.
@@ -451,7 +484,8 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
                               *hosts.front().hypervisor,
                               interrupted,
                               [&](const std::string& name) { progress.phase(name); },
-                              [&] { progress.tick(); }};
+                              [&] { progress.tick(); },
+                              kernel.module ? &*kernel.module : nullptr};
         SampleRun ran = run_sample(context);
         const core::Sample& sample = ran.sample;
         progress.end_sample(std::string(core::to_string(sample.outcome)), sample.total_seconds);

@@ -3,6 +3,7 @@
 #include "run/sample.hpp"
 
 #include "core/classify.hpp"
+#include "core/evidence.hpp"
 #include "core/fs.hpp"
 #include "guest/fuse.hpp"
 #include "guest/initramfs.hpp"
@@ -20,6 +21,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <fstream>
 #include <thread>
 
 namespace rig::run {
@@ -236,12 +238,26 @@ Expected<void> fill_share(const core::Workload& workload, const fs::path& share)
             return fail(ErrorKind::infra, "cannot copy " + workload.tree + ": " + ec.message());
         return {};
     case core::WorkloadKind::command:
+    case core::WorkloadKind::module: // the module travels in the job archive
         return {};
     }
     return {};
 }
 
 } // namespace
+
+Expected<void> make_scratch_disk(const fs::path& file, uint64_t bytes) {
+    std::error_code ec;
+    fs::remove(file, ec);
+    { std::ofstream create(file, std::ios::binary | std::ios::trunc); }
+    // A hole of the whole size: nothing is written, so a 1G disk costs no host space
+    // until the guest writes it, and a fresh file per sample reads as zeros.
+    fs::resize_file(file, bytes, ec);
+    if (ec)
+        return fail(ErrorKind::infra,
+                    "cannot make the scratch disk " + file.string() + ": " + ec.message());
+    return {};
+}
 
 Expected<void> prepare_share(const core::Workload& workload, const fs::path& share) {
     std::error_code ec;
@@ -289,6 +305,19 @@ SampleRun run_sample(const SampleContext& context) {
         return settle(std::move(sample), space, context.dir);
     };
 
+    if (context.module && context.module->outcome == kernel::ModuleOutcome::build_failed) {
+        // Data about the cell, like a failed compile in a guest: the compiler's lines.
+        sample.outcome = core::Outcome::build_failed;
+        sample.evidence = "the module does not compile against kernel " + context.kernel.release +
+                          ":\n" + context.module->error_lines + "\n";
+        for (const std::string& line : util::split(context.module->error_lines, '\n'))
+            if (!line.empty())
+                sample.lines.push_back(
+                    {core::Severity::error, "build", line, core::signature_of(line)});
+        sample.error_count = static_cast<int>(sample.lines.size());
+        return {std::move(sample), std::nullopt};
+    }
+
     fs::path share = context.dir / "share";
     phase("preparing workload");
     if (auto prepared = prepare_share(scenario.workload, share); !prepared)
@@ -305,6 +334,11 @@ SampleRun run_sample(const SampleContext& context) {
     for (const core::WorkloadPhase& step : scenario.workload.phases)
         job.phase_scripts.emplace_back(step.name, workload_script(step.command));
     job.mark_phases = scenario.guest.count_9p;
+    job.scratch = scenario.guest.scratch_bytes != 0;
+    if (context.module) {
+        job.module = context.module->ko;
+        job.module_params = scenario.workload.module_params;
+    }
     if (job.fs == core::Fs::fuse) {
         auto daemon = guest::find_fuse_daemon();
         if (!daemon)
@@ -324,6 +358,10 @@ SampleRun run_sample(const SampleContext& context) {
     spec.kernel = context.kernel.boot_image;
     spec.initrd = initrd;
     spec.cmdline = guest_cmdline();
+    // A module's oops would leave a guest that runs on, tainted, until the timeout: with
+    // oops=panic it ends at once through pvpanic, as the kernel-panic outcome.
+    if (context.module)
+        spec.cmdline += " oops=panic";
     spec.memory_mib = scenario.guest.memory_mib;
     spec.cpus = scenario.guest.cpus;
     spec.accel = context.accel;
@@ -349,6 +387,12 @@ SampleRun run_sample(const SampleContext& context) {
         fs::path marks = context.dir / "marks";
         fs::create_directories(marks, ec);
         spec.shares.push_back({vm::ShareKind::v9p, guest::k_mark_tag, marks, true, "none", ""});
+    }
+
+    if (job.scratch) {
+        spec.scratch_disk = context.dir / "scratch.img";
+        if (auto made = make_scratch_disk(spec.scratch_disk, scenario.guest.scratch_bytes); !made)
+            return infra(made.error().message);
     }
 
     space.look();
@@ -458,6 +502,8 @@ SampleRun run_sample(const SampleContext& context) {
     note += output.channel_note();
     sample.evidence = evidence_for(sample.outcome, report, output.console_tail(), note);
     fs::remove_all(share, ec);
+    if (!spec.scratch_disk.empty())
+        fs::remove(spec.scratch_disk, ec);
     return settle(std::move(sample), space, context.dir);
 }
 

@@ -7,6 +7,7 @@
 #include "core/sample.hpp"
 #include "core/scenario.hpp"
 #include "kernel/artifact.hpp"
+#include "kernel/module.hpp"
 #include "vm/hypervisor.hpp"
 
 #include <atomic>
@@ -30,6 +31,9 @@ struct SampleContext {
     const std::atomic<bool>& interrupted;
     std::function<void(const std::string& phase)> on_phase;
     std::function<void()> on_tick; // called on every poll of the guest
+    // A module workload's module, built for this kernel; one that did not compile makes
+    // the sample build-failed without booting a guest.
+    const kernel::ModuleBuild* module = nullptr;
 };
 
 // Below this, the filesystem of a sample's folder counts as full: QEMU's logs, the work
@@ -49,6 +53,9 @@ SampleRun run_sample(const SampleContext& context);
 
 // The kernel command line every rig guest boots with.
 std::string guest_cmdline();
+
+// A sparse file of `bytes` at `file`, replacing any: the sample's scratch disk.
+Expected<void> make_scratch_disk(const std::filesystem::path& file, uint64_t bytes);
 
 // Fills the work share for a sample: the generated project or a copy of the tree.
 Expected<void> prepare_share(const core::Workload& workload, const std::filesystem::path& share);

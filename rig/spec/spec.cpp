@@ -28,13 +28,15 @@ using core::Located;
 const std::vector<std::string> k_top_keys{"name",     "kernels", "matrix", "exclude", "include",
                                           "workload", "repeat",  "warmup", "guest",   "timeouts",
                                           "backend",  "uri",     "hosts",  "slurm"};
-const std::vector<std::string> k_kernel_keys{"name", "debian", "flavour", "image",   "modules",
-                                             "git",  "ref",    "config",  "patches", "options"};
+const std::vector<std::string> k_kernel_keys{"name",    "debian",  "flavour", "image",
+                                             "modules", "build",   "git",     "ref",
+                                             "config",  "patches", "options"};
 const std::vector<std::string> k_sources{"debian", "image", "git"};
 const std::vector<std::string> k_git_only{"ref", "config", "patches", "options"};
-const std::vector<std::string> k_workload_keys{"generate", "tree", "command", "phases"};
+const std::vector<std::string> k_workload_keys{"generate", "tree",   "command",
+                                               "phases",   "module", "params"};
 const std::vector<std::string> k_generate_keys{"units", "headers", "functions"};
-const std::vector<std::string> k_guest_keys{"memory", "cpus", "accel", "count_9p"};
+const std::vector<std::string> k_guest_keys{"memory", "cpus", "accel", "count_9p", "scratch"};
 const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
 const std::vector<std::string> k_accels{"auto", "kvm", "tcg"};
 const std::vector<std::string> k_backends{"qemu", "libvirt", "slurm"};
@@ -58,6 +60,10 @@ constexpr uint64_t k_max_msize = std::numeric_limits<uint32_t>::max();
 
 // Below this a guest kernel plus the build workload does not fit.
 constexpr uint64_t k_min_memory_mib = 128;
+
+// The scratch disk is a sparse file made per sample: whole MiB keep it a whole number of
+// sectors, and the bound keeps a typo (a bare number is bytes; 256T) off the host's disk.
+constexpr uint64_t k_max_scratch_mib = 1ULL << 20; // 1 TiB
 
 tl::unexpected<Error> error_at(const Context& context, const Located& value,
                                std::string_view message) {
@@ -302,6 +308,13 @@ Expected<core::Kernel> read_kernel(const Context& context, const Item& item, cor
                                     source->key + "')");
             kernel.modules = RIG_TRY(read_scalar(context, entry.value, entry.path, "a path")).value;
         }
+        if (entry.key == "build") {
+            if (kernel.source != core::KernelSource::image)
+                return error_at(context, entry.key_node, entry.path,
+                                "'build' applies only to image kernels (this one is '" +
+                                    source->key + "'; rig knows where the others' trees are)");
+            kernel.build = RIG_TRY(read_scalar(context, entry.value, entry.path, "a folder")).value;
+        }
         if (entry.key == "flavour")
             RIG_TRY(read_flavour(context, entry, kernel));
     }
@@ -458,9 +471,52 @@ Expected<std::vector<core::WorkloadPhase>> read_phases(const Context& context, c
     return phases;
 }
 
+// Parameters reach insmod as single arguments NAME=VALUE; the agent checks them again.
+Expected<std::vector<std::pair<std::string, std::string>>>
+read_module_params(const Context& context, const Entry& entry) {
+    std::vector<std::pair<std::string, std::string>> params;
+    for (const Entry& param : RIG_TRY(read_map(context, entry.value, entry.path, nullptr))) {
+        if (!is_word(param.key, "_", true) || param.key.size() > 64)
+            return error_at(context, param.key_node, param.path,
+                            "module parameter names use only letters, digits and '_', got '" +
+                                param.key + "'");
+        Located value = RIG_TRY(read_scalar(context, param.value, param.path, "a value"));
+        if (!is_word(value.value, "_.,:+-", true))
+            return error_at(context, value,
+                            "module parameter values use only letters, digits and '_.,:+-', "
+                            "got '" +
+                                value.value + "'");
+        params.emplace_back(param.key, value.value);
+    }
+    return params;
+}
+
+Expected<core::Workload> read_module_workload(const Context& context,
+                                              const std::vector<Entry>& keys) {
+    for (const Entry& key : keys)
+        if (key.key != "module" && key.key != "params")
+            return error_at(context, key.key_node, key.path,
+                            "a module workload has only 'module' and 'params' (its output is "
+                            "the module's printk lines)");
+    const Entry& module = *find_entry(keys, "module");
+    core::Workload workload;
+    workload.kind = core::WorkloadKind::module;
+    workload.command.clear();
+    workload.module =
+        RIG_TRY(read_scalar(context, module.value, module.path, "a .c file or a folder")).value;
+    if (const Entry* params = find_entry(keys, "params"))
+        workload.module_params = RIG_TRY(read_module_params(context, *params));
+    return workload;
+}
+
 Expected<core::Workload> read_workload(const Context& context, const Entry& entry) {
     std::vector<Entry> keys =
         RIG_TRY(read_map(context, entry.value, entry.path, &k_workload_keys, {"generate"}));
+    if (find_entry(keys, "module"))
+        return read_module_workload(context, keys);
+    if (const Entry* params = find_entry(keys, "params"))
+        return error_at(context, params->key_node, params->path,
+                        "'params' applies only to a module workload");
     const Entry* generate = find_entry(keys, "generate");
     const Entry* tree = find_entry(keys, "tree");
     const Entry* command = find_entry(keys, "command");
@@ -535,6 +591,23 @@ Expected<core::Guest> read_guest(const Context& context, const Entry& entry) {
                 return error_at(context, value,
                                 "expected true or false, got '" + value.value + "'");
             guest.count_9p = *boolean == "true";
+        } else if (key.key == "scratch") {
+            Located text = RIG_TRY(read_scalar(context, key.value, key.path, "a size"));
+            auto bytes = util::parse_size(text.value);
+            constexpr uint64_t k_mib = 1ULL << 20;
+            if (!bytes || *bytes == 0)
+                return error_at(context, text,
+                                "expected a disk size such as 256M or 1G, got '" + text.value +
+                                    "'");
+            if (*bytes % k_mib != 0)
+                return error_at(context, text,
+                                "scratch must be a whole number of MiB, got '" + text.value +
+                                    "' (a bare number is bytes)");
+            if (*bytes / k_mib > k_max_scratch_mib)
+                return error_at(context, text,
+                                "scratch must be at most 1T (a sparse file per sample), got '" +
+                                    text.value + "'");
+            guest.scratch_bytes = *bytes;
         } else {
             Located accel = RIG_TRY(read_scalar(context, key.value, key.path, "an accelerator"));
             if (!contains(k_accels, accel.value))
@@ -844,6 +917,14 @@ Expected<core::Scenario> read_scenario(const Context& context, const YAML::Node&
     scenario.workload.command = k_default_generate_command;
     if (const Entry* workload = find_entry(entries, "workload"))
         scenario.workload = RIG_TRY(read_workload(context, *workload));
+    if (scenario.workload.kind == core::WorkloadKind::module)
+        for (const core::Kernel& kernel : scenario.kernels)
+            if (kernel.source == core::KernelSource::image && kernel.build.empty())
+                return core::config_error(context.file, kernel.loc, kernel.path + ".build",
+                                          "a module workload needs the build folder of image "
+                                          "kernel '" +
+                                              kernel.name +
+                                              "' (the O= folder it was built in, or its headers)");
     if (const Entry* repeat = find_entry(entries, "repeat"))
         scenario.repeat =
             static_cast<int>(RIG_TRY(read_integer(context, repeat->value, repeat->path, 1, 1000)));
@@ -855,6 +936,11 @@ Expected<core::Scenario> read_scenario(const Context& context, const YAML::Node&
     if (const Entry* timeouts = find_entry(entries, "timeouts"))
         scenario.timeouts = RIG_TRY(read_timeouts(context, *timeouts));
     RIG_TRY(read_backend(context, entries, scenario));
+    if (scenario.workload.kind == core::WorkloadKind::module &&
+        scenario.backend == core::Backend::slurm)
+        return core::config_error(context.file, scenario.slurm.loc, "backend",
+                                  "a module workload runs on backends qemu and libvirt; a "
+                                  "Slurm job does not carry the built module yet");
 
     RIG_TRY(check_cache_covers_fs(context, scenario));
     RIG_TRY(check_size(context, scenario));

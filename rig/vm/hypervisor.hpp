@@ -42,7 +42,12 @@ struct GuestSpec {
     std::filesystem::path runtime_dir; // sockets and helper logs
     // Where QEMU writes its 9p trace log (protocol_trace.hpp); empty: no tracing.
     std::filesystem::path protocol_trace;
+    // A raw image attached as a virtio-blk disk with serial k_scratch_serial; empty: none.
+    std::filesystem::path scratch_disk;
 };
+
+// The serial the scratch disk carries, by which the guest agent finds it among its disks.
+inline constexpr const char* k_scratch_serial = "rig-scratch";
 
 struct CpuTimes {
     double vm_seconds = 0;     // the VM process (vCPU and device threads)

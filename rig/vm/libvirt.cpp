@@ -558,6 +558,14 @@ std::string libvirt_domain_xml(const GuestSpec& spec) {
     xml += "  <devices>\n";
     for (const Share& share : spec.shares)
         xml += filesystem_xml(share);
+    // libvirt's own chown of disk images (dynamic_ownership) lets QEMU, run as
+    // libvirt-qemu, write the scratch image rig created.
+    if (!spec.scratch_disk.empty())
+        xml += "    <disk type='file' device='disk'>\n      <driver name='qemu' type='raw'/>\n"
+               "      <source file='" +
+               xml_escape(spec.scratch_disk.string()) +
+               "'/>\n      <target dev='vda' bus='virtio'/>\n      <serial>" + k_scratch_serial +
+               "</serial>\n    </disk>\n";
     xml += serial_xml(spec.console_log, 0);
     xml += serial_xml(spec.channel_log, 1);
     // QEMU's pvpanic device; libvirt 9.0 calls the x86 one "isa" (pvpanic-pci came later).

@@ -90,6 +90,12 @@ std::vector<std::string> qemu_argv(const GuestSpec& spec,
                  "-device", "vhost-user-fs-pci,chardev=" + id + ",tag=" + share.tag});
         }
     }
+    if (!spec.scratch_disk.empty())
+        argv.insert(
+            argv.end(),
+            {"-drive",
+             "file=" + escape_commas(spec.scratch_disk.string()) + ",if=none,format=raw,id=scratch",
+             "-device", std::string("virtio-blk-pci,drive=scratch,serial=") + k_scratch_serial});
     if (!spec.protocol_trace.empty())
         for (std::string& option : protocol_trace_options(spec.protocol_trace))
             argv.push_back(std::move(option));

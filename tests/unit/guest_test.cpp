@@ -888,3 +888,36 @@ TEST(Report, Phases) {
     EXPECT_EQ(report.malformed, 3u);
     EXPECT_EQ(report.phases.size(), 2u);
 }
+
+TEST(Job, ScratchDiskAsksTheAgentToLoadItsDriver) {
+    Job job = sample_job();
+    EXPECT_EQ(job_file(job)->find("SCRATCH_MODULES"), std::string::npos);
+    job.scratch = true;
+    auto text = job_file(job);
+    ASSERT_TRUE(text) << text.error().message;
+    EXPECT_NE(text->find("\nSCRATCH_MODULES=/etc/rig/modules-scratch\n"), std::string::npos)
+        << *text;
+    EXPECT_EQ(scratch_modules().optional, std::vector<std::string>{"virtio_blk"});
+    EXPECT_TRUE(scratch_modules().required.empty());
+}
+
+TEST(Job, ModuleTravelsInTheArchiveWithItsNameAndParameters) {
+    TempDir dir;
+    std::filesystem::path ko = dir.path() / "bh_lookup.ko";
+    std::ofstream(ko) << "ELF";
+    Job job = sample_job();
+    job.module = ko;
+    job.module_params = {{"loops", "200000"}, {"device", "/dev/rig-scratch"}};
+    auto text = job_file(job);
+    ASSERT_TRUE(text) << text.error().message;
+    EXPECT_NE(text->find("\nMODULE=/etc/rig/workload.ko\nMODULE_NAME=bh_lookup\n"
+                         "MODULE_PARAMS=loops=200000 device=/dev/rig-scratch\n"),
+              std::string::npos)
+        << *text;
+    auto archive = job_archive(job);
+    ASSERT_TRUE(archive) << archive.error().message;
+    EXPECT_EQ(run_cpio(*archive, {"-i", "--to-stdout", "etc/rig/workload.ko"}), "ELF");
+    // A parameter is one insmod argument: a space would make two.
+    job.module_params = {{"loops", "1 2"}};
+    EXPECT_FALSE(job_file(job));
+}

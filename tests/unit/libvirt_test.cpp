@@ -189,3 +189,15 @@ TEST(LibvirtXml, ProtocolTraceThroughTheQemuNamespace) {
                               "  </qemu:commandline>\n</domain>\n"))
         << xml;
 }
+
+TEST(LibvirtXml, ScratchDiskOnlyWhenAsked) {
+    GuestSpec spec = base_spec();
+    EXPECT_FALSE(contains(libvirt_domain_xml(spec), "<disk"));
+    spec.scratch_disk = "/out/run/scratch.img";
+    std::string xml = libvirt_domain_xml(spec);
+    EXPECT_TRUE(contains(xml, "<disk type='file' device='disk'>\n      <driver name='qemu' "
+                              "type='raw'/>\n      <source file='/out/run/scratch.img'/>\n"
+                              "      <target dev='vda' bus='virtio'/>\n"
+                              "      <serial>rig-scratch</serial>\n    </disk>"))
+        << xml;
+}

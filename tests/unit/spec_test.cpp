@@ -400,6 +400,43 @@ TEST(spec, count_9p_is_not_part_of_the_cell) {
     EXPECT_EQ(ids_of(*counted), ids_of(*uncounted));
 }
 
+TEST(spec, scratch_size_is_part_of_the_cell_and_absent_keeps_old_ids) {
+    auto none = parse_scenario(k_head, "a.yaml");
+    auto small = parse_scenario(k_head + "guest: {scratch: 256M}\n", "b.yaml");
+    auto large = parse_scenario(k_head + "guest: {scratch: 1G}\n", "c.yaml");
+    ASSERT_TRUE(none && small && large);
+    EXPECT_EQ(none->guest.scratch_bytes, 0u);
+    EXPECT_EQ(none->guest.canonical(), "memory=1024M;cpus=2");
+    EXPECT_EQ(small->guest.scratch_bytes, 256u << 20);
+    EXPECT_EQ(small->guest.canonical(), "memory=1024M;cpus=2;scratch=268435456");
+    EXPECT_NE(ids_of(*none), ids_of(*small));
+    EXPECT_NE(ids_of(*small), ids_of(*large));
+}
+
+TEST(spec, module_workload_keeps_its_params_in_order_and_they_enter_the_cell) {
+    auto one = parse_scenario(k_head + "workload: {module: m/bench.c, params: {loops: 200000, "
+                                       "blocks: 64}}\n",
+                              "a.yaml");
+    auto other =
+        parse_scenario(k_head + "workload: {module: m/bench.c, params: {loops: 10}}\n", "b.yaml");
+    ASSERT_TRUE(one && other) << (one ? other.error().message : one.error().message);
+    EXPECT_EQ(one->workload.kind, core::WorkloadKind::module);
+    EXPECT_EQ(one->workload.module, "m/bench.c");
+    using Params = std::vector<std::pair<std::string, std::string>>;
+    EXPECT_EQ(one->workload.module_params, (Params{{"loops", "200000"}, {"blocks", "64"}}));
+    EXPECT_EQ(one->workload.canonical(), "module=m/bench.c;params=loops=200000,blocks=64,");
+    EXPECT_NE(ids_of(*one), ids_of(*other));
+}
+
+TEST(spec, image_kernels_take_a_build_folder_for_modules) {
+    auto scenario = parse_scenario("name: t\nkernels:\n  - {name: mine, image: /boot/vmlinuz, "
+                                   "build: /usr/src/linux}\nworkload: {module: bench.c}\n",
+                                   "a.yaml");
+    ASSERT_TRUE(scenario) << scenario.error().message;
+    EXPECT_EQ(scenario->kernels[0].build, "/usr/src/linux");
+    EXPECT_NE(scenario->kernels[0].canonical().find(";build=/usr/src/linux"), std::string::npos);
+}
+
 TEST(spec, debian_names_series_metapackage_and_exact_with_a_flavour_for_series) {
     auto scenario = load_scenario(data_dir() / "good" / "debian-series.yaml");
     ASSERT_TRUE(scenario) << scenario.error().message;

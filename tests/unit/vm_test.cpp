@@ -231,3 +231,14 @@ TEST(HostFacts, VirtiofsdPlacesNameEveryCandidate) {
         EXPECT_NE(places.find(candidate), std::string::npos) << places;
     EXPECT_NE(places.find("PATH"), std::string::npos);
 }
+
+TEST(QemuArgv, ScratchDiskIsAVirtioBlkDriveWithItsSerial) {
+    GuestSpec spec = base_spec();
+    EXPECT_TRUE(values_of(qemu_argv(spec, {}), "-drive").empty());
+    spec.scratch_disk = "/out/run,1/scratch.img";
+    auto argv = qemu_argv(spec, {});
+    EXPECT_EQ(
+        values_of(argv, "-drive"),
+        std::vector<std::string>{"file=/out/run,,1/scratch.img,if=none,format=raw,id=scratch"});
+    EXPECT_TRUE(has(argv, "virtio-blk-pci,drive=scratch,serial=rig-scratch"));
+}
