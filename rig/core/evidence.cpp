@@ -60,8 +60,9 @@ std::optional<Severity> classify_line(std::string_view raw) {
     std::string_view line = strip_prefixes(raw);
     if (line.empty())
         return std::nullopt;
-    if (contains_any(line, {"Kernel panic", "BUG:", "Oops:", "Oops#", "general protection fault",
-                            "Unable to handle kernel", "watchdog: BUG", "INFO: task"}))
+    if (contains_any(line, {"Kernel panic", "BUG:", "kernel BUG at", "Oops:", "Oops#",
+                            "general protection fault", "Unable to handle kernel", "watchdog: BUG",
+                            "INFO: task"}))
         return Severity::error;
     if (contains_any(line, {"WARNING:", "Call Trace:", "------------[ cut here ]"}))
         return contains(line, "cut here") ? std::nullopt : std::optional(Severity::warning);
@@ -218,6 +219,22 @@ Scan scan_console(std::string_view text, size_t max_lines) {
         }
         if (severity)
             add_line(scan, *severity, "console", line, max_lines);
+    });
+    return scan;
+}
+
+Scan scan_module_output(std::string_view text, size_t max_lines) {
+    Scan scan;
+    for_each_line(text, [&](std::string_view line) {
+        auto prefix = syslog_prefix(line);
+        if (!prefix)
+            return;
+        line.remove_prefix(prefix->length);
+        int level = prefix->priority % 8;
+        // Loading any out-of-tree module taints the kernel, and says so at warning level.
+        if (level > 4 || classify_line(line) || contains(line, "taints kernel"))
+            return;
+        add_line(scan, level <= 3 ? Severity::error : Severity::warning, "module", line, max_lines);
     });
     return scan;
 }

@@ -36,6 +36,12 @@ Scan scan_text(std::string_view text, std::string_view source, size_t max_lines 
 // the prefix. Lines without one are classified by classify_line.
 Scan scan_console(std::string_view text, size_t max_lines = 200);
 
+// A module workload's output: the kernel log since its load, each line "<N>"-prefixed
+// with its printk level (rig-metric lines without). The module is what is tested, so
+// its error- and warning-level lines count, except those classify_line finds anyway:
+// the console, where the same lines appear, counts those.
+Scan scan_module_output(std::string_view text, size_t max_lines = 200);
+
 // Adds `more` into `into`, keeping its line limit and counting what it drops.
 void merge_scan(Scan& into, Scan more, size_t max_lines = 200);
 

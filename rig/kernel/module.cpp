@@ -78,11 +78,14 @@ Expected<ModuleBuild> keep_module(const fs::path& built, const fs::path& cache,
     return ModuleBuild{ModuleOutcome::ok, ko_in(dir), "", false};
 }
 
-ModuleBuild failed_build(const std::string& output) {
-    ModuleBuild build;
-    build.outcome = ModuleOutcome::build_failed;
-    build.error_lines = first_errors(output);
-    return build;
+// The compiler names the staged copy; the user knows the source.
+std::string as_source(std::string lines, const fs::path& staged, const fs::path& source) {
+    std::string from = staged.string() + "/";
+    std::string to = (fs::is_directory(source) ? source : source.parent_path()).string() + "/";
+    for (size_t at = lines.find(from); at != std::string::npos;
+         at = lines.find(from, at + to.size()))
+        lines.replace(at, from.size(), to);
+    return lines;
 }
 
 // Debian's headers Makefile includes its -common half by absolute path under /usr/src;
@@ -220,7 +223,10 @@ Expected<ModuleBuild> module_for(const fs::path& source, const core::Kernel& ker
                         "kernel " + kernel.name +
                             ": cannot prepare its tree for a module: " + result.error_lines);
         if (result.outcome == BuildOutcome::build_failed) {
-            build = ModuleBuild{ModuleOutcome::build_failed, {}, result.error_lines, false};
+            build = ModuleBuild{ModuleOutcome::build_failed,
+                                {},
+                                as_source(result.error_lines, module_dir, source),
+                                false};
             break;
         }
         build = RIG_TRY(keep_module(module_dir, cache, key));
@@ -235,7 +241,11 @@ Expected<ModuleBuild> module_for(const fs::path& source, const core::Kernel& ker
             status("building the module against " + tree.string());
         auto result = RIG_TRY(run_make(module_make_argv(tree, {}, module_dir), module_dir));
         if (result.exit_code != 0) {
-            build = failed_build(result.out + "\n" + result.err);
+            build = ModuleBuild{
+                ModuleOutcome::build_failed,
+                {},
+                as_source(first_errors(result.out + "\n" + result.err), module_dir, source),
+                false};
             break;
         }
         build = RIG_TRY(keep_module(module_dir, cache, key));

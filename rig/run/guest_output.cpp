@@ -35,7 +35,9 @@ std::string GuestOutput::channel_note() const {
 
 void GuestOutput::describe(core::Fs fs, core::SampleFacts& facts, core::Sample& sample) const {
     core::Scan scan = m_console_scan;
-    core::merge_scan(scan, core::scan_text(m_report.tail, "workload"));
+    core::merge_scan(scan, m_kind == WorkloadOutput::kernel_log
+                               ? core::scan_module_output(m_report.tail)
+                               : core::scan_text(m_report.tail, "workload"));
     facts.hello = m_report.hello;
     facts.setup_failed = m_report.setup_error.has_value();
     facts.ended = m_report.end_ns.has_value();

@@ -25,9 +25,15 @@ struct ChannelNews {
     bool done = false;    // the agent's last record
 };
 
+// What the workload's output is: a program's text, or a module's kernel log since its
+// load with each line's "<N>" printk level, where the level says what is an error.
+enum class WorkloadOutput { text, kernel_log };
+
 class GuestOutput final {
 public:
     static constexpr size_t k_console_tail = 64 * 1024;
+
+    explicit GuestOutput(WorkloadOutput kind = WorkloadOutput::text) : m_kind(kind) {}
 
     // Bytes may be cut anywhere: a line split over two calls is the same line.
     void add_console(std::string_view bytes);
@@ -45,6 +51,7 @@ public:
     void describe(core::Fs fs, core::SampleFacts& facts, core::Sample& sample) const;
 
 private:
+    WorkloadOutput m_kind;
     TailBuffer m_console_tail{k_console_tail};
     LineSplitter m_console_lines;
     core::Scan m_console_scan;

@@ -406,7 +406,7 @@ SampleRun run_sample(const SampleContext& context) {
     std::unique_ptr<vm::Vm> guest = std::move(*started);
 
     FileFollower console_file(spec.console_log), channel_file(spec.channel_log);
-    GuestOutput output;
+    GuestOutput output(context.module ? WorkloadOutput::kernel_log : WorkloadOutput::text);
     const guest::AgentReport& report = output.report();
     std::optional<CpuMark> start_mark, end_mark;
     Clock::time_point last_output = launched;

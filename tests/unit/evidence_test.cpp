@@ -128,3 +128,19 @@ TEST(Evidence, MergeKeepsTheLimit) {
     EXPECT_EQ(a.warnings, 2);
     EXPECT_EQ(a.lines.size(), 2u);
 }
+
+TEST(ModuleOutput, ErrorAndWarningLevelsOfTheModuleCountAndTheConsolesOwnDoNotTwice) {
+    auto scan = scan_module_output("rig-metric bh.lru_warm_ns 12.5 ns\n"
+                                   "<6>bh_lookup: starting\n"
+                                   "<4>bh_lookup: loading out-of-tree module taints kernel.\n"
+                                   "<3>bh_lookup: cannot open /dev/rig-scratch: -2\n"
+                                   "<4>bh_lookup: slow device\n"
+                                   "<3>blk_update_request: I/O error, dev vda, sector 8\n"
+                                   "no level at all\n");
+    EXPECT_EQ(scan.errors, 1);
+    EXPECT_EQ(scan.warnings, 1);
+    ASSERT_EQ(scan.lines.size(), 2u);
+    EXPECT_EQ(scan.lines[0].source, "module");
+    EXPECT_EQ(scan.lines[0].line, "bh_lookup: cannot open /dev/rig-scratch: -2");
+    EXPECT_EQ(scan.lines[0].signature, "bh_lookup: cannot open /dev/rig-scratch: -N");
+}
