@@ -35,15 +35,18 @@ std::string metric(const fs::path& db, const std::string& name) {
 }
 
 TEST(Module, DebianHeadersAreFetchedOnceAndAModulePrintsItsMetric) {
-    // The first run must fetch: whatever an earlier run left is removed first.
+    // The first run must fetch: the headers and built modules an earlier run left (a
+    // cached module needs no headers) are removed first.
     std::error_code ec;
     fs::remove_all(cache_dir() / "headers", ec);
+    fs::remove_all(cache_dir() / "modules", ec);
     Scratch scratch("deb-metric");
     auto run = run_rig({"--db", scratch.db.string(), "run", data("deb-metric.yaml")},
                        std::chrono::minutes(30));
     ASSERT_EQ(run.exit_code, 1) << "the module's error line makes the sample 'errors'\n"
                                 << run.out << run.err;
     EXPECT_NE(run.out.find("fetching linux-headers-"), std::string::npos) << run.out;
+    EXPECT_FALSE(fs::is_empty(cache_dir() / "headers"));
     EXPECT_EQ(one(scratch.db, "SELECT outcome FROM samples"), "errors");
     EXPECT_EQ(metric(scratch.db, "test.answer"), "42.0 units");
     // The module's pr_err is an error line with its signature, from the kernel log.
