@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <unistd.h>
 
 namespace rig::kernel {
 
