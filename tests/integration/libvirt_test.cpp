@@ -123,6 +123,20 @@ TEST(Libvirt, GuestPanicIsAKernelPanicOutcome) {
     EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
 }
 
+TEST(Libvirt, ScratchDiskIsAttachedAsOnTheQemuBackend) {
+    start_libvirtd();
+    Scratch scratch("scratch-disk");
+    auto result = run_rig(
+        {"--db", scratch.db, "run", "--backend", "libvirt", "tests/data/module/deb-scratch.yaml"},
+        k_run_timeout);
+    ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_EQ(one(scratch.db, "SELECT value FROM metrics WHERE name = 'scratch.bytes'"),
+              "16777216.0");
+    // libvirt chowned the image for QEMU; rig still removes it after the sample.
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(scratch.dir))
+        EXPECT_NE(entry.path().filename(), "scratch.img") << entry.path();
+}
+
 TEST(Libvirt, TwoHostsFinishEveryCellWhenOneDropsOut) {
     start_libvirtd();
     Scratch scratch("hosts");
