@@ -109,3 +109,25 @@ TEST(GuestOutput, NoMountNoEndAndAChannelNote) {
     EXPECT_FALSE(sample.msize_negotiated);
     EXPECT_EQ(output.channel_note(), "result channel: 1 junk lines, 1 malformed records\n");
 }
+
+TEST(GuestOutput, AModulesKernelLogCountsItsErrorLevelLines) {
+    // "<6>bench: start\n<3>bench: lost block 7\n"
+    const std::string channel =
+        "RIG hello 2 6.1.0-57-amd64 abc-0\nRIG start 1\nRIG end 2 0\n"
+        "RIG tail PDY+YmVuY2g6IHN0YXJ0CjwzPmJlbmNoOiBsb3N0IGJsb2NrIDcK\nRIG done\n";
+    for (auto kind : {run::WorkloadOutput::text, run::WorkloadOutput::kernel_log}) {
+        GuestOutput output(kind);
+        output.add_channel(channel);
+        core::SampleFacts facts;
+        core::Sample sample;
+        output.describe(core::Fs::v9p, facts, sample);
+        if (kind == run::WorkloadOutput::text) {
+            EXPECT_EQ(sample.error_count, 0) << "a program's text has no levels to go by";
+            continue;
+        }
+        EXPECT_EQ(sample.error_count, 1);
+        ASSERT_EQ(sample.lines.size(), 1u);
+        EXPECT_EQ(sample.lines[0].source, "module");
+        EXPECT_EQ(sample.lines[0].line, "bench: lost block 7");
+    }
+}
