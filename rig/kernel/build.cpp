@@ -214,13 +214,14 @@ uint64_t tree_size(const fs::path& path) {
     return bytes;
 }
 
-// Marks a file or folder as used now, for `rig kernel gc`.
+} // namespace
+
 void touch(const fs::path& path) {
     std::error_code ec;
     fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
 }
 
-} // namespace
+namespace {} // namespace
 
 std::string_view to_string(BuildOutcome outcome) {
     switch (outcome) {
@@ -868,6 +869,14 @@ Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
             }
         }
     }
+    // Built modules and Debian headers (kernel/module.hpp), touched on every use.
+    for (const fs::path& folder : {cache / "modules", cache / "headers"})
+        if (fs::is_directory(folder))
+            for (const auto& entry : fs::directory_iterator(folder, ec))
+                if (stale(entry.path())) {
+                    gc.bytes_freed += tree_size(entry.path());
+                    fs::remove_all(entry.path(), ec);
+                }
     if (fs::is_directory(cache / "git" / "logs"))
         for (const auto& entry : fs::directory_iterator(cache / "git" / "logs", ec))
             if (stale(entry.path())) {

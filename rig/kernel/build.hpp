@@ -150,8 +150,12 @@ struct GcResult {
     uint64_t bytes_freed = 0;
 };
 
-// Removes git artifacts and build folders not used for `unused_for` (zero: all of them),
-// and staging left by killed builds. Prebuilt kernels are left alone.
+// Marks a file or folder of the cache as used now: collect_garbage goes by that time.
+void touch(const std::filesystem::path& path);
+
+// Removes git artifacts and build folders, built modules and Debian headers not used for
+// `unused_for` (zero: all of them), and staging left by killed builds. Prebuilt kernels
+// are left alone.
 Expected<GcResult> collect_garbage(const std::filesystem::path& cache, store::Database& db,
                                    std::chrono::hours unused_for);
 

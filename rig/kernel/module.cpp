@@ -166,8 +166,10 @@ Expected<fs::path> debian_headers(const Artifact& artifact, const fs::path& cach
                                   const Status& status) {
     const fs::path root = cache / "headers" / artifact.release;
     const fs::path tree = root / "usr/src" / ("linux-headers-" + artifact.release);
-    if (fs::exists(tree / "Makefile"))
-        return tree; // only a whole unpack is renamed into place
+    if (fs::exists(tree / "Makefile")) { // only a whole unpack is renamed into place
+        touch(root);
+        return tree;
+    }
     std::vector<std::string> packages = RIG_TRY(headers_packages(artifact.release));
     fs::path staging = RIG_TRY(make_staging(cache));
     fs::path unpacked = staging / "root";
@@ -204,8 +206,10 @@ Expected<ModuleBuild> module_for(const fs::path& source, const core::Kernel& ker
                                  const BuildSettings& settings, const Status& status) {
     const fs::path& cache = settings.cache;
     std::string key = module_cache_key(RIG_TRY(module_source_hash(source)), artifact.id);
-    if (fs::path kept = ko_in(module_dir_in(cache, key)); !kept.empty())
+    if (fs::path kept = ko_in(module_dir_in(cache, key)); !kept.empty()) {
+        touch(kept.parent_path());
         return ModuleBuild{ModuleOutcome::ok, kept, "", true};
+    }
 
     fs::path staging = RIG_TRY(make_staging(cache));
     fs::path module_dir = staging / "module";

@@ -358,9 +358,14 @@ TEST_F(KernelBuild, BadRequestsAreConfigErrors) {
 
 TEST_F(KernelBuild, GcRemovesUnusedArtifactsAndBuildFolders) {
     BuildResult first = build(request());
+    // A built module and Debian headers, as kernel/module.cpp keeps them.
+    fs::create_directories(m_cache / "modules" / "0123456789abcdef");
+    fs::create_directories(m_cache / "headers" / "6.1.0-57-amd64" / "usr");
     auto kept = collect_garbage(m_cache, *m_db, std::chrono::hours(24));
     ASSERT_TRUE(kept);
     EXPECT_EQ(kept->artifacts_removed, 0u);
+    EXPECT_TRUE(fs::exists(m_cache / "modules" / "0123456789abcdef"));
+    EXPECT_TRUE(fs::exists(m_cache / "headers" / "6.1.0-57-amd64"));
     EXPECT_TRUE(build(request()).cache_hit);
 
     auto removed = collect_garbage(m_cache, *m_db, std::chrono::hours(0));
@@ -369,6 +374,8 @@ TEST_F(KernelBuild, GcRemovesUnusedArtifactsAndBuildFolders) {
     EXPECT_EQ(removed->build_dirs_removed, 1u);
     EXPECT_GT(removed->bytes_freed, 0u);
     EXPECT_FALSE(fs::exists(first.artifact->image));
+    EXPECT_FALSE(fs::exists(m_cache / "modules" / "0123456789abcdef"));
+    EXPECT_FALSE(fs::exists(m_cache / "headers" / "6.1.0-57-amd64"));
     auto artifact = m_db->find_kernel_artifact(first.cache_key);
     ASSERT_TRUE(artifact);
     EXPECT_FALSE(*artifact);
