@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The self-contained HTML report with SVG charts.
+// The HTML report's parts: SVG charts and tables (the page around them is
+// reports/page.html.mustache).
 #include "report/html.hpp"
 
 #include "report/grid.hpp"
 #include "report/metrics.hpp"
-#include "util/strings.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,26 +20,6 @@ constexpr double k_left = 56;
 constexpr double k_top = 16;
 constexpr double k_plot_height = 180;
 constexpr double k_bottom = 28;
-
-const char* const k_style = R"css(
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
-table { border-collapse: collapse; margin: 0.5em 0; }
-th, td { padding: 0.2em 0.7em; border-bottom: 1px solid #ddd; text-align: left;
-         white-space: nowrap; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: pre; }
-tbody tr:nth-child(even) { background: #f6f6f6; }
-.notes { color: #555; font-size: 0.9em; }
-.charts { display: flex; flex-wrap: wrap; gap: 2em; }
-figure { margin: 0; } figcaption { font-weight: 600; margin-bottom: 0.3em; }
-svg text { font: 11px system-ui, sans-serif; fill: #333; }
-svg .axis { stroke: #888; } svg .grid { stroke: #e4e4e4; }
-svg .bar { fill: #5b8def; } svg .cpu { fill: #47a67a; } svg .errors { fill: #d9534f; }
-svg .warnings { fill: #f0ad4e; } svg .whisker { stroke: #222; stroke-width: 1.5; }
-svg .median { fill: #222; }
-pre { background: #f4f4f4; padding: 0.5em; margin: 0.3em 0 0.8em; overflow-x: auto; }
-.signature { font-family: monospace; }
-)css";
 
 std::string number(double value) {
     return fmt::format("{:.1f}", value);
@@ -295,26 +275,19 @@ std::string escape_html(const std::string& text) {
     return out;
 }
 
-Expected<std::string> render_html(const ReportData& data,
-                                  const std::vector<Comparison>& comparisons,
-                                  const RenderOptions& options) {
+std::string page_title(const ReportData& data, const RenderOptions& options) {
+    if (!options.title.empty())
+        return options.title;
+    return data.runs.empty() ? "rig report" : "rig report: " + data.runs.front().scenario;
+}
+
+Expected<util::Json> html_parts(const ReportData& data, const std::vector<Comparison>& comparisons,
+                                const RenderOptions& options) {
     auto grid = RIG_TRY(results_grid(data, comparisons, options));
-    std::string title = options.title;
-    if (title.empty())
-        title = data.runs.empty() ? "rig report" : "rig report: " + data.runs.front().scenario;
-    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                      "<meta name=\"generator\" content=\"rig\">\n<title>" +
-                      escape_html(title) + "</title>\n<style>" + k_style +
-                      "</style>\n</head>\n<body>\n<h1>" + escape_html(title) + "</h1>\n";
-    out += "<p class=\"runs\">";
-    for (const std::string& line : util::split(runs_heading(data), '\n'))
-        if (!line.empty())
-            out += escape_html(line) + "<br>";
-    out += "</p>\n<h2>Charts</h2>\n<div class=\"charts\">\n" + duration_chart(data) +
-           cpu_chart(data) + errors_chart(data) + "</div>\n<h2>Results</h2>\n" + table_html(grid) +
-           metrics_html(data) + "<h2>Error lines by signature</h2>\n" + signatures_html(data) +
-           "</body>\n</html>\n";
-    return out;
+    return util::Json{{"charts", duration_chart(data) + cpu_chart(data) + errors_chart(data)},
+                      {"results", table_html(grid)},
+                      {"metrics", metrics_html(data)},
+                      {"errors", signatures_html(data)}};
 }
 
 } // namespace rig::report

@@ -5,7 +5,10 @@
 #include "report/grid.hpp"
 #include "report/html.hpp"
 #include "report/metrics.hpp"
+#include "report/template.hpp"
+#include "util/file.hpp"
 #include "util/json.hpp"
+#include "util/strings.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
@@ -634,6 +637,22 @@ Json signatures_json(const ReportData& data) {
     return out;
 }
 
+Json cells_json(const ReportData& data, const std::vector<Comparison>& comparisons,
+                const RenderOptions& options) {
+    // Reports of samples without metrics read as they did before metrics existed.
+    const bool with_metrics = !metric_names(data).empty();
+    Json cells = Json::array();
+    for (size_t i = 0; i < data.cells.size(); ++i) {
+        Json cell = cell_json(data, i);
+        if (with_metrics)
+            cell["metrics"] = metrics_json(data.cells[i]);
+        if (options.baseline)
+            cell["comparison"] = comparison_json(data, comparisons[i], options.test);
+        cells.push_back(std::move(cell));
+    }
+    return cells;
+}
+
 Expected<std::string> json_report(const ReportData& data,
                                   const std::vector<Comparison>& comparisons,
                                   const RenderOptions& options) {
@@ -650,17 +669,7 @@ Expected<std::string> json_report(const ReportData& data,
         if (!compared_metric(options).empty())
             out["compared_metric"] = compared_metric(options);
     }
-    // Reports of samples without metrics read as they did before metrics existed.
-    const bool with_metrics = !metric_names(data).empty();
-    out["cells"] = Json::array();
-    for (size_t i = 0; i < data.cells.size(); ++i) {
-        Json cell = cell_json(data, i);
-        if (with_metrics)
-            cell["metrics"] = metrics_json(data.cells[i]);
-        if (options.baseline)
-            cell["comparison"] = comparison_json(data, comparisons[i], options.test);
-        out["cells"].push_back(std::move(cell));
-    }
+    out["cells"] = cells_json(data, comparisons, options);
     if (!options.rows.empty() || !options.cols.empty()) {
         auto table = RIG_TRY(pivot(data, options));
         Json rows = Json::array();
@@ -760,6 +769,50 @@ std::string errors_csv(const ReportData& data) {
     return out;
 }
 
+// The table as text or markdown with its notes: reports/summary.txt.mustache's view.
+Json summary_view(const Grid& grid, Format format) {
+    Table table = table_of(grid);
+    return {{"table", format == Format::markdown ? table.to_markdown() : table.to_text()},
+            {"notes", grid.notes},
+            {"has_notes", !grid.notes.empty()}};
+}
+
+// The HTML page's view: reports/page.html.mustache's names.
+Expected<Json> page_view(const ReportData& data, const std::vector<Comparison>& comparisons,
+                         const RenderOptions& options) {
+    Json lines = Json::array();
+    for (const std::string& line : util::split(runs_heading(data), '\n'))
+        if (!line.empty())
+            lines.push_back(line);
+    return Json{{"title", page_title(data, options)},
+                {"runs_lines", lines},
+                {"style", builtin_template(Builtin::page_style)},
+                {"html", RIG_TRY(html_parts(data, comparisons, options))}};
+}
+
+// A user's template gets every view at once (reports/README.md lists the names): the
+// page's, the summary's as text and as markdown, and the JSON report's runs and cells.
+Expected<std::string> render_user_template(const ReportData& data,
+                                           const std::vector<Comparison>& comparisons,
+                                           const RenderOptions& options) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(options.template_file, ec))
+        return fail(ErrorKind::usage, "no template file " + options.template_file.string());
+    Json view = RIG_TRY(page_view(data, comparisons, options));
+    auto grid = RIG_TRY(results_grid(data, comparisons, options));
+    view.update(summary_view(grid, Format::text));
+    view["table_markdown"] = table_of(grid).to_markdown();
+    view["runs_heading"] = runs_heading(data);
+    view["runs"] = runs_json(data);
+    view["cells"] = cells_json(data, comparisons, options);
+    if (options.baseline) {
+        view["baseline"] = baseline_text(*options.baseline);
+        view["test"] = test_name(options.test);
+    }
+    return render_template(util::read_file(options.template_file), view,
+                           options.template_file.string());
+}
+
 } // namespace
 
 std::string case_label(size_t index) {
@@ -828,6 +881,8 @@ Expected<Grid> results_grid(const ReportData& data, const std::vector<Comparison
 }
 
 MetricsRead metrics_shown(const RenderOptions& options) {
+    if (!options.template_file.empty())
+        return MetricsRead::all;
     if (options.format == Format::csv || options.format == Format::json)
         return options.view == View::errors ? MetricsRead::none : MetricsRead::all;
     if (options.format == Format::html)
@@ -841,8 +896,12 @@ Expected<std::string> render(const ReportData& data, const RenderOptions& option
     if (options.baseline)
         comparisons = RIG_TRY(compare(data, *options.baseline, options.test, options.alpha,
                                       compared_metric(options)));
+    if (!options.template_file.empty())
+        return render_user_template(data, comparisons, options);
     if (options.format == Format::html)
-        return render_html(data, comparisons, options);
+        return render_template(builtin_template(Builtin::page_html),
+                               RIG_TRY(page_view(data, comparisons, options)),
+                               "reports/page.html.mustache");
     if (options.format == Format::json)
         return json_report(data, comparisons, options);
     if (options.view == View::errors)
@@ -864,13 +923,8 @@ Expected<std::string> render(const ReportData& data, const RenderOptions& option
             out += csv_line(row);
         return out;
     }
-    std::string out = options.format == Format::markdown ? table.to_markdown() : table.to_text();
-    if (!grid.notes.empty()) {
-        out += "\n";
-        for (const auto& note : grid.notes)
-            out += note + "\n";
-    }
-    return out;
+    return render_template(builtin_template(Builtin::summary_text),
+                           summary_view(grid, options.format), "reports/summary.txt.mustache");
 }
 
 } // namespace rig::report

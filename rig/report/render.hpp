@@ -9,6 +9,7 @@
 #include "report/significance.hpp"
 #include "util/error.hpp"
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ struct RenderOptions {
     // Metrics shown (median and n) instead of the automatic 9p counter columns; the
     // baseline and the pivot use the first instead of the duration.
     std::vector<std::string> metrics;
+    // A user's mustache template rendered instead of `format` (reports/README.md).
+    std::filesystem::path template_file;
 };
 
 // The metrics a render with these options shows, so that a caller reads no others.
