@@ -331,6 +331,10 @@ std::optional<Verdict> parse_verdict(std::string_view text) {
     return std::nullopt;
 }
 
+report::Test difference_test(size_t a, size_t b) {
+    return a >= 8 && b >= 8 ? report::Test::mann_whitney : report::Test::welch;
+}
+
 Decision decide_functional(const std::vector<SampleClass>& samples, int needed) {
     int clean = 0;
     for (size_t i = 0; i < samples.size(); ++i) {
@@ -355,8 +359,7 @@ double median(const std::vector<double>& values) {
 // Two-sided p of a difference; 1 when the test is undefined (no spread on either side),
 // unless the values do not overlap at all, which no noise explains.
 double difference_p(const std::vector<double>& a, const std::vector<double>& b) {
-    auto result =
-        a.size() >= 8 && b.size() >= 8 ? report::mann_whitney_u(a, b) : report::welch_t_test(a, b);
+    auto result = report::run_test(difference_test(a.size(), b.size()), a, b);
     if (result)
         return result->p;
     auto [a_min, a_max] = std::minmax_element(a.begin(), a.end());

@@ -2,6 +2,7 @@
 // `rig bisect`: parse, then hand over to bisect/.
 #include "cli/bisect.hpp"
 
+#include "bisect/report.hpp"
 #include "kernel/artifact.hpp"
 #include "run/batch.hpp"
 #include "store/store.hpp"

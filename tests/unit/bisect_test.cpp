@@ -3,6 +3,7 @@
 // metric and its endpoint calibration), git's bisect output, git bisect in rig's own
 // repository, the stored settings and steps.
 #include "bisect/bisect.hpp"
+#include "bisect/context.hpp"
 #include "bisect/git.hpp"
 #include "bisect/verdict.hpp"
 #include "proc/process.hpp"
@@ -485,6 +486,26 @@ TEST(BisectSettings, RoundTripAndCellSelection) {
     ASSERT_FALSE(ambiguous);
     EXPECT_NE(ambiguous.error().message.find("matches 2 cells"), std::string::npos);
     EXPECT_FALSE(select_cell(cells, "fs=virtiofs"));
+    // The candidates are listed by id and label, so that the user can pick one.
+    EXPECT_NE(ambiguous.error().message.find("aaab33334444 linux " + cells[1].config +
+                                             " cache=mmap fs=9p"),
+              std::string::npos)
+        << ambiguous.error().message;
+}
+
+TEST(BisectBound, CeilLog2PlusTheTwoEndpoints) {
+    EXPECT_EQ(rig::bisect::build_bound(0), 2);
+    EXPECT_EQ(rig::bisect::build_bound(1), 2);
+    EXPECT_EQ(rig::bisect::build_bound(2), 3);
+    EXPECT_EQ(rig::bisect::build_bound(5), 5);
+    EXPECT_EQ(rig::bisect::build_bound(1024), 12);
+}
+
+TEST(BisectVerdict, ComparisonsSwitchToMannWhitneyAtEightSamplesASide) {
+    using rig::report::Test;
+    EXPECT_EQ(rig::bisect::difference_test(7, 20), Test::welch);
+    EXPECT_EQ(rig::bisect::difference_test(20, 7), Test::welch);
+    EXPECT_EQ(rig::bisect::difference_test(8, 8), Test::mann_whitney);
 }
 
 TEST(BisectStore, BisectsAndStepsRoundTrip) {
