@@ -5,6 +5,8 @@
 #include "bisect/context.hpp"
 #include "report/grid.hpp"
 #include "report/table.hpp"
+#include "report/template.hpp"
+#include "util/json.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -172,43 +174,57 @@ Expected<Cost> cost_of(const Context& context) {
     return cost;
 }
 
+// The summary to paste into a mail: reports/bisect-mail.txt.mustache, whose names these are.
+Expected<std::string> mail_summary(const Context& context, const CommitInfo& commit,
+                                   const std::string& confidence, const Cost& cost) {
+    const auto& info = context.info;
+    util::Json view{{"id", info.id},
+                    {"commit",
+                     {{"sha", commit.sha},
+                      {"subject", commit.subject},
+                      {"author", commit.author},
+                      {"date", commit.date}}},
+                    {"cell",
+                     {{"kernel", context.cell.kernel_name},
+                      {"config", context.cell.config},
+                      {"params", util::join(context.cell.param_pairs(), ", ")}}},
+                    {"criterion", info.criterion},
+                    {"good", describe(context, info.good)},
+                    {"bad", describe(context, info.bad)},
+                    {"bad_short", short_sha(info.bad)},
+                    {"builds", cost.builds},
+                    {"boots", cost.boots},
+                    {"steps", context.steps.size()}};
+    const auto* culprit_step = find_step(context, k_verify_culprit);
+    const auto* parent_step = find_step(context, k_verify_parent);
+    if (culprit_step && parent_step) {
+        view["verified"] = true;
+        view["culprit"] = {{"verdict", culprit_step->verdict},
+                           {"evidence", culprit_step->evidence}};
+        view["parent"] = {{"commit", short_sha(parent_step->commit)},
+                          {"verdict", parent_step->verdict},
+                          {"evidence", parent_step->evidence}};
+    }
+    if (const auto* revert_step = find_step(context, k_verify_revert))
+        view["revert"] = {{"verdict", revert_step->verdict}, {"evidence", revert_step->evidence}};
+    if (!confidence.empty())
+        view["confidence"] = confidence;
+    return report::render_template(report::builtin_template(report::Builtin::bisect_mail), view,
+                                   "reports/bisect-mail.txt.mustache");
+}
+
 // The first bad commit, and the summary to paste into a mail.
 Expected<std::string> culprit_summary(const Context& context, const std::string& confidence,
                                       const Cost& cost) {
     const auto& info = context.info;
     auto commit = RIG_TRY(context.git->describe(info.culprit));
-    const auto* culprit_step = find_step(context, k_verify_culprit);
-    const auto* parent_step = find_step(context, k_verify_parent);
-    const auto* revert_step = find_step(context, k_verify_revert);
     std::ostringstream out;
     out << "\nfirst bad commit: " << commit.sha << "\n"
         << "  subject: " << commit.subject << "\n"
         << "  author:  " << commit.author << "\n"
         << "  date:    " << commit.date << "\n";
-    out << "\n--- summary for a mail ---\n";
-    out << "Subject: [REGRESSION] " << commit.subject << "\n\n";
-    out << "rig bisected a regression in " << context.cell.kernel_name << " ("
-        << context.cell.config << "; " << util::join(context.cell.param_pairs(), ", ")
-        << ") under the criterion " << info.criterion << ",\n"
-        << "between good " << describe(context, info.good) << " and bad "
-        << describe(context, info.bad) << ".\n\n"
-        << "The first bad commit is\n\n"
-        << "  commit " << commit.sha << "\n"
-        << "  Author: " << commit.author << "\n"
-        << "  Date:   " << commit.date << "\n\n"
-        << "      " << commit.subject << "\n\n";
-    if (culprit_step && parent_step)
-        out << "Verified: the commit tested " << culprit_step->verdict << " again ("
-            << culprit_step->evidence << ");\nits parent " << short_sha(parent_step->commit)
-            << " tested " << parent_step->verdict << " (" << parent_step->evidence << ").\n";
-    if (revert_step)
-        out << "Reverting it on " << short_sha(info.bad) << " tested " << revert_step->verdict
-            << " (" << revert_step->evidence << ").\n";
-    if (!confidence.empty())
-        out << "Confidence: " << confidence << ".\n";
-    out << "Cost: " << cost.builds << " kernel builds, " << cost.boots << " guest boots, "
-        << context.steps.size() << " steps.\n"
-        << "Replay: `rig bisect log " << info.id << "` prints the git bisect log.\n";
+    out << "\n--- summary for a mail ---\n"
+        << RIG_TRY(mail_summary(context, commit, confidence, cost));
     return out.str();
 }
 
