@@ -18,11 +18,6 @@ namespace fs = std::filesystem;
 namespace {
 
 // The scenario with the bisected kernel at `sha` (and `patches` added), and its cell.
-struct CommitCell {
-    core::Scenario scenario;
-    core::Cell cell;
-};
-
 CommitCell commit_cell(const Context& context, const std::string& sha,
                        const std::vector<std::string>& patches, const std::string& label) {
     CommitCell out{context.scenario, {}};
@@ -205,16 +200,8 @@ int keep_unclaimed_samples(Context& context, Measured& measured) {
     return next_repetition;
 }
 
-// What one step's samples boot: the commit's cell, kernel and initramfs.
-struct Boot {
-    const CommitCell& target;
-    const kernel::Artifact& kernel;
-    fs::path initrd;
-    std::string prefix;
-};
+} // namespace
 
-// Samples until the policy decides; sets `measured.interrupted` or `stopped` instead when
-// the bisect must stop. Returns the decision.
 Expected<Decision> sample_until_decided(Context& context, const StepRequest& request,
                                         const StepIo& io, const Boot& boot, Measured& measured,
                                         int next_repetition) {
@@ -273,8 +260,6 @@ Expected<Decision> sample_until_decided(Context& context, const StepRequest& req
     }
     return decision;
 }
-
-} // namespace
 
 Expected<Measured> measure(Context& context, const StepRequest& request, const StepIo& io) {
     Measured measured;

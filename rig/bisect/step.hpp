@@ -4,8 +4,10 @@
 #pragma once
 
 #include "bisect/context.hpp"
+#include "kernel/artifact.hpp"
 
 #include <atomic>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -42,12 +44,33 @@ struct StepIo {
     std::ostream& out;
 };
 
+// A commit's cell: the scenario with the kernel at that commit (and any patches).
+struct CommitCell {
+    core::Scenario scenario;
+    core::Cell cell;
+};
+
+// What one step's samples boot: the commit's cell, kernel and initramfs.
+struct Boot {
+    const CommitCell& target;
+    const kernel::Artifact& kernel;
+    std::filesystem::path initrd;
+    std::string prefix; // of every line the step prints
+};
+
 struct Measured {
     store::BisectStep step;
     std::vector<core::Sample> samples;
     bool interrupted = false;
     std::optional<std::string> stopped; // infra errors in a row, or a full disk: why
 };
+
+// The measure loop: samples `boot` until the policy decides, skipping infra errors up to
+// the options' infra_retries in a row; sets `measured.interrupted`, or `stopped` with why,
+// instead when the bisect must stop. Each sample is stored and added to `measured`.
+Expected<Decision> sample_until_decided(Context& context, const StepRequest& request,
+                                        const StepIo& io, const Boot& boot, Measured& measured,
+                                        int next_repetition);
 
 // Builds the commit (a cache hit when a killed bisect already built it), then samples it
 // until the policy decides, reusing the samples of this step stored before a kill.
