@@ -117,8 +117,8 @@ Expected<GitState> GitBisect::start(const std::string& bad, const std::string& g
     return state_after(out);
 }
 
-Expected<GitState> GitBisect::mark(Verdict verdict, const std::string& sha) const {
-    std::string term = verdict == Verdict::unsure ? "skip" : std::string(to_string(verdict));
+Expected<GitState> GitBisect::mark(core::Verdict verdict, const std::string& sha) const {
+    std::string term = verdict == core::Verdict::unsure ? "skip" : std::string(to_string(verdict));
     // git exits 2 when only skipped commits are left: that is an answer, not a failure.
     auto out = RIG_TRY(git({"bisect", term, sha}, false, true));
     if (out.find("fatal:") != std::string::npos || out.find("error:") != std::string::npos)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/sample.hpp"
+#include "core/status.hpp"
 #include "report/significance.hpp"
 #include "util/error.hpp"
 
@@ -80,13 +81,9 @@ struct SamplePlan {
 };
 SamplePlan plan_samples(int reproduced, int total, double confidence, int cap = 10);
 
-enum class Verdict { good, bad, skip, unsure };
-std::string_view to_string(Verdict verdict);
-std::optional<Verdict> parse_verdict(std::string_view text);
-
 // What to do with a commit after its samples so far: a verdict, or one more sample.
 struct Decision {
-    std::optional<Verdict> verdict; // nullopt: take another sample
+    std::optional<core::Verdict> verdict; // nullopt: take another sample
     std::string reason;
 };
 

@@ -6,6 +6,8 @@
 #include "report/html.hpp"
 #include "report/metrics.hpp"
 #include "util/json.hpp"
+#include "util/strings.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
@@ -56,13 +58,16 @@ std::string cache_text(const CellResult& result) {
 }
 
 std::string median_text(const CellResult& result) {
-    return result.duration.n == 0 ? "-" : format_seconds(result.duration.median);
+    return result.duration.n == 0
+               ? "-"
+               : util::format_duration(result.duration.median, util::DurationStyle::report);
 }
 
 std::string mean_sd_text(const CellResult& result) {
     if (result.duration.n < 2)
         return "-";
-    return format_seconds(result.duration.mean) + " ± " + format_seconds(result.duration.stddev);
+    return util::format_duration(result.duration.mean, util::DurationStyle::report) + " ± " +
+           util::format_duration(result.duration.stddev, util::DurationStyle::report);
 }
 
 std::string cpu_text(const CellResult& result) {
@@ -89,10 +94,6 @@ std::string outcomes_text(const CellResult& result) {
     return text.empty() ? "no samples" : text;
 }
 
-std::string p_text(double p) {
-    return p < 0.001 ? "<0.001" : fmt::format("{:.3f}", p);
-}
-
 // The 95% confidence interval of the mean, from Student's t; nothing for n < 2.
 std::optional<std::pair<double, double>> mean_ci(const core::Summary& summary) {
     if (summary.n < 2)
@@ -115,7 +116,7 @@ std::string statistic_name(Test test) {
 std::string decision_text(const Comparison& comparison) {
     switch (comparison.decision) {
     case Decision::tested:
-        return p_text(comparison.test->p);
+        return util::format_p(comparison.test->p, util::PStyle::three_decimals);
     case Decision::too_few:
         break;
     case Decision::identical:
@@ -262,13 +263,6 @@ std::vector<std::string> values_of(const CellResult& result, const std::vector<s
     return values;
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-    std::string out;
-    for (const auto& item : items)
-        out += (out.empty() ? "" : separator) + item;
-    return out;
-}
-
 struct Pivot {
     std::vector<std::vector<std::string>> row_values;
     std::vector<std::vector<std::string>> col_values;
@@ -304,7 +298,7 @@ Expected<Pivot> pivot(const ReportData& data, const RenderOptions& options) {
                     differing.push_back(key);
             return fail(ErrorKind::usage,
                         "the pivot puts cases " + case_label(*slot) + " and " + case_label(i) +
-                            " in one place; they differ in " + join(differing, ", ") +
+                            " in one place; they differ in " + util::join(differing, ", ") +
                             ": add it to --rows or --cols, or select one with --where");
         }
         slot = i;
@@ -320,7 +314,7 @@ Expected<Grid> pivot_grid(const ReportData& data, const std::vector<Comparison>&
     for (const auto& key : options.rows)
         grid.columns.push_back({key});
     for (const auto& values : table.col_values)
-        grid.columns.push_back({join(values, " "), Align::right});
+        grid.columns.push_back({util::join(values, " "), Align::right});
     for (size_t r = 0; r < table.row_values.size(); ++r) {
         std::vector<std::string> row = table.row_values[r];
         for (size_t c = 0; c < table.col_values.size(); ++c) {
@@ -345,8 +339,9 @@ Expected<Grid> pivot_grid(const ReportData& data, const std::vector<Comparison>&
         grid.rows.push_back(std::move(row));
     }
     grid.notes.push_back((metric.empty() ? "duration" : metric) + " median and n; columns " +
-                         join(options.cols, " ") +
-                         (options.rows.empty() ? "" : ", rows " + join(options.rows, " ")) + ".");
+                         util::join(options.cols, " ") +
+                         (options.rows.empty() ? "" : ", rows " + util::join(options.rows, " ")) +
+                         ".");
     auto more = legend(options, comparisons);
     grid.notes.insert(grid.notes.end(), more.begin(), more.end());
     return grid;
@@ -532,7 +527,7 @@ Json runs_json(const ReportData& data) {
         runs.push_back({{"id", run.id},
                         {"scenario", run.scenario},
                         {"started_at", run.started_at},
-                        {"status", run.status},
+                        {"status", std::string(core::to_string(run.status))},
                         {"kernel_packages", packages}});
     }
     return runs;
@@ -784,8 +779,8 @@ std::string describe_cell(const ReportData& data, size_t cell) {
 std::string runs_heading(const ReportData& data) {
     std::string out;
     for (const auto& run : data.runs) {
-        out += fmt::format("{}, run {} ({}, started {})\n", run.scenario, run.id, run.status,
-                           run.started_at);
+        out += fmt::format("{}, run {} ({}, started {})\n", run.scenario, run.id,
+                           core::to_string(run.status), run.started_at);
         for (const auto& used : data.kernel_packages)
             if (used.run_id == run.id)
                 out += fmt::format("  {}: {} {} ({} {})\n", used.kernel_name, used.package,
@@ -801,15 +796,6 @@ std::string test_name(Test test) {
 
 std::string compared_metric(const RenderOptions& options) {
     return options.metrics.empty() ? "" : options.metrics.front();
-}
-
-std::string format_seconds(double seconds) {
-    if (seconds < 59.95) // above, "{:.1f}" would print 60.0s
-        return fmt::format("{:.1f}s", seconds);
-    long total = std::lround(seconds);
-    if (total < 3600)
-        return fmt::format("{}m {}s", total / 60, total % 60);
-    return fmt::format("{}h {}m", total / 3600, total % 3600 / 60);
 }
 
 std::string mark_gain(double gain_percent, bool significant) {

@@ -44,9 +44,6 @@ Expected<std::string> render(const ReportData& data, const RenderOptions& option
 // packages its kernels resolved to: what text, markdown and HTML reports open with.
 std::string runs_heading(const ReportData& data);
 
-// "12.3s", "20m 40s": durations as a mail reader expects them.
-std::string format_seconds(double seconds);
-
 // mmtests' way of marking a gain: "(  5.12%)" when not significant, "*  5.12%*" when it is.
 std::string mark_gain(double gain_percent, bool significant);
 

@@ -376,19 +376,31 @@ std::optional<core::KernelSource> parse_kernel_source(std::string_view text) {
     return std::nullopt;
 }
 
+// A status word read back: text none of rig's words is an error naming the column.
+template <typename T> Expected<T> stored(Expected<T> parsed, const char* column) {
+    if (!parsed)
+        return fail(ErrorKind::infra,
+                    "database column " + std::string(column) + ": " + parsed.error().message);
+    return parsed;
+}
+
 const char* const k_run_columns = "id, scenario_name, scenario_file, scenario_text, scenario_hash, "
                                   "host_facts, rig_version, started_at, finished_at, status";
 
-RunInfo read_run(const Statement& row) {
-    return RunInfo{row.integer(0), row.text(1), row.text(2), row.text(3), row.text(4),
-                   row.text(5),    row.text(6), row.text(7), row.text(8), row.text(9)};
+Expected<RunInfo> read_run(const Statement& row) {
+    return RunInfo{
+        row.integer(0), row.text(1),
+        row.text(2),    row.text(3),
+        row.text(4),    row.text(5),
+        row.text(6),    row.text(7),
+        row.text(8),    RIG_TRY(stored(core::parse_run_status(row.text(9)), "runs.status"))};
 }
 
 Expected<std::optional<RunInfo>> query_run(Impl& db, const std::string& sql, const auto&... args) {
     auto statement = RIG_TRY(Statement::prepare(db, sql));
     if (!RIG_TRY(statement.bind(args...).step()))
         return std::nullopt;
-    return read_run(statement);
+    return RIG_TRY(read_run(statement));
 }
 
 const char* const k_sample_columns =
@@ -496,17 +508,17 @@ Expected<int64_t> Database::begin_run(const RunInfo& run) {
                     "scenario_hash, host_facts, rig_version, started_at, status) "
                     "VALUES (?1, ?2, ?3, ?4, COALESCE(NULLIF(?5, ''), '{}'), ?6, "
                     "COALESCE(NULLIF(?7, ''), ") +
-        k_now + "), COALESCE(NULLIF(?8, ''), 'running'))";
+        k_now + "), ?8)";
     RIG_TRY(execute(*m_impl, sql, run.scenario_name, run.scenario_file, run.scenario_text,
                     run.scenario_hash, run.host_facts, run.rig_version, run.started_at,
-                    run.status));
+                    core::to_string(run.status)));
     return sqlite3_last_insert_rowid(m_impl->m_db);
 }
 
-Expected<void> Database::finish_run(int64_t run_id, const std::string& status) {
+Expected<void> Database::finish_run(int64_t run_id, core::RunStatus status) {
     const std::string sql =
         std::string("UPDATE runs SET status = ?2, finished_at = ") + k_now + " WHERE id = ?1";
-    RIG_TRY(execute(*m_impl, sql, run_id, status));
+    RIG_TRY(execute(*m_impl, sql, run_id, core::to_string(status)));
     if (sqlite3_changes(m_impl->m_db) == 0)
         return tl::unexpected(m_impl->error("finish run " + std::to_string(run_id), "no such run"));
     return {};
@@ -519,7 +531,8 @@ Expected<void> Database::set_run_host(int64_t run_id, const RunHost& host) {
                     "status = excluded.status, reason = excluded.reason, "
                     "samples = excluded.samples, changed_at = ") +
         k_now;
-    return execute(*m_impl, sql, run_id, host.uri, host.status, host.reason, host.samples);
+    return execute(*m_impl, sql, run_id, host.uri, core::to_string(host.status), host.reason,
+                   host.samples);
 }
 
 Expected<std::vector<RunHost>> Database::run_hosts(int64_t run_id) {
@@ -531,7 +544,8 @@ Expected<std::vector<RunHost>> Database::run_hosts(int64_t run_id) {
     while (RIG_TRY(statement.step())) {
         RunHost& host = hosts.emplace_back();
         host.uri = statement.text(0);
-        host.status = statement.text(1);
+        host.status =
+            RIG_TRY(stored(core::parse_host_status(statement.text(1)), "run_hosts.status"));
         host.reason = statement.text(2);
         host.samples = statement.integer(3);
         host.changed_at = statement.text(4);
@@ -557,7 +571,7 @@ Expected<std::vector<RunInfo>> Database::runs() {
                                                              " FROM runs ORDER BY id"));
     std::vector<RunInfo> out;
     while (RIG_TRY(statement.step()))
-        out.push_back(read_run(statement));
+        out.push_back(RIG_TRY(read_run(statement)));
     return out;
 }
 
@@ -956,9 +970,9 @@ Expected<int64_t> Database::add_kernel_build(const KernelBuild& build) {
                     "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, COALESCE(NULLIF(?10, ''), ") +
         k_now + ")) RETURNING id";
     auto statement = RIG_TRY(Statement::prepare(*m_impl, sql));
-    statement.bind(build.repo, build.commit, build.config_hash, build.compiler, build.outcome,
-                   build.duration_seconds, build.log_path, build.error_lines, build.artifact_id,
-                   build.started_at);
+    statement.bind(build.repo, build.commit, build.config_hash, build.compiler,
+                   core::to_string(build.outcome), build.duration_seconds, build.log_path,
+                   build.error_lines, build.artifact_id, build.started_at);
     RIG_TRY(statement.step());
     const int64_t id = statement.integer(0);
     RIG_TRY(statement.run());
@@ -977,7 +991,8 @@ Expected<std::vector<KernelBuild>> Database::kernel_builds() {
         build.commit = statement.text(2);
         build.config_hash = statement.text(3);
         build.compiler = statement.text(4);
-        build.outcome = statement.text(5);
+        build.outcome =
+            RIG_TRY(stored(core::parse_build_outcome(statement.text(5)), "kernel_builds.outcome"));
         build.duration_seconds = statement.real(6);
         build.log_path = statement.text(7);
         build.error_lines = statement.text(8);
@@ -1015,7 +1030,7 @@ const char* const k_bisect_columns =
     "id, COALESCE(run_id, 0), scenario_hash, cell_id, good, bad, criterion, status, state, "
     "COALESCE(culprit, ''), message, created_at, updated_at";
 
-BisectInfo read_bisect(const Statement& statement) {
+Expected<BisectInfo> read_bisect(const Statement& statement) {
     BisectInfo info;
     info.id = statement.integer(0);
     info.run_id = statement.integer(1);
@@ -1024,7 +1039,7 @@ BisectInfo read_bisect(const Statement& statement) {
     info.good = statement.text(4);
     info.bad = statement.text(5);
     info.criterion = statement.text(6);
-    info.status = statement.text(7);
+    info.status = RIG_TRY(stored(core::parse_bisect_status(statement.text(7)), "bisects.status"));
     info.state = statement.text(8);
     info.culprit = statement.text(9);
     info.message = statement.text(10);
@@ -1039,22 +1054,22 @@ Expected<int64_t> Database::begin_bisect(const BisectInfo& bisect) {
     auto statement = RIG_TRY(Statement::prepare(
         *m_impl, "INSERT INTO bisects (run_id, scenario_hash, cell_id, good, bad, criterion, "
                  "status, state, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-                 "COALESCE(NULLIF(?7, ''), 'running'), ?8, ?9) RETURNING id"));
+                 "?7, ?8, ?9) RETURNING id"));
     statement.bind(bisect.run_id, bisect.scenario_hash, bisect.cell_id, bisect.good, bisect.bad,
-                   bisect.criterion, bisect.status, bisect.state, bisect.message);
+                   bisect.criterion, core::to_string(bisect.status), bisect.state, bisect.message);
     RIG_TRY(statement.step());
     const int64_t id = statement.integer(0);
     RIG_TRY(statement.run());
     return id;
 }
 
-Expected<void> Database::finish_bisect(int64_t bisect_id, const std::string& status,
+Expected<void> Database::finish_bisect(int64_t bisect_id, core::BisectStatus status,
                                        const std::string& culprit, const std::string& message) {
     auto statement = RIG_TRY(Statement::prepare(
         *m_impl, std::string("UPDATE bisects SET status = ?2, culprit = NULLIF(?3, ''), "
                              "message = ?4, updated_at = ") +
                      k_now + " WHERE id = ?1 RETURNING id"));
-    statement.bind(bisect_id, status, culprit, message);
+    statement.bind(bisect_id, core::to_string(status), culprit, message);
     if (!RIG_TRY(statement.step()))
         return fail(ErrorKind::usage,
                     "no bisect " + std::to_string(bisect_id) + " in the database");
@@ -1067,7 +1082,7 @@ Expected<std::optional<BisectInfo>> Database::bisect(int64_t bisect_id) {
     statement.bind(bisect_id);
     if (!RIG_TRY(statement.step()))
         return std::optional<BisectInfo>();
-    return std::optional<BisectInfo>(read_bisect(statement));
+    return std::optional<BisectInfo>(RIG_TRY(read_bisect(statement)));
 }
 
 Expected<std::vector<BisectInfo>> Database::bisects() {
@@ -1075,7 +1090,7 @@ Expected<std::vector<BisectInfo>> Database::bisects() {
                                                              " FROM bisects ORDER BY id"));
     std::vector<BisectInfo> out;
     while (RIG_TRY(statement.step()))
-        out.push_back(read_bisect(statement));
+        out.push_back(RIG_TRY(read_bisect(statement)));
     return out;
 }
 
@@ -1084,9 +1099,10 @@ Expected<int64_t> Database::add_bisect_step(const BisectStep& step) {
         *m_impl, "INSERT INTO bisect_steps (bisect_id, role, \"commit\", cell_id, build_outcome, "
                  "build_seconds, build_cached, samples, verdict, evidence) VALUES (?1, ?2, ?3, ?4, "
                  "?5, ?6, ?7, ?8, ?9, ?10) RETURNING id"));
-    statement.bind(step.bisect_id, step.role, step.commit, step.cell_id, step.build_outcome,
+    statement.bind(step.bisect_id, core::to_string(step.role), step.commit, step.cell_id,
+                   step.build_outcome ? core::to_string(*step.build_outcome) : "",
                    step.build_seconds, step.build_cached ? 1 : 0, id_list(step.samples),
-                   step.verdict, step.evidence);
+                   core::to_string(step.verdict), step.evidence);
     RIG_TRY(statement.step());
     const int64_t id = statement.integer(0);
     RIG_TRY(statement.run());
@@ -1104,14 +1120,17 @@ Expected<std::vector<BisectStep>> Database::bisect_steps(int64_t bisect_id) {
         BisectStep step;
         step.id = statement.integer(0);
         step.bisect_id = statement.integer(1);
-        step.role = statement.text(2);
+        step.role = RIG_TRY(stored(core::parse_step_role(statement.text(2)), "bisect_steps.role"));
         step.commit = statement.text(3);
         step.cell_id = statement.text(4);
-        step.build_outcome = statement.text(5);
+        if (std::string outcome = statement.text(5); !outcome.empty())
+            step.build_outcome =
+                RIG_TRY(stored(core::parse_build_outcome(outcome), "bisect_steps.build_outcome"));
         step.build_seconds = statement.real(6);
         step.build_cached = statement.integer(7) != 0;
         step.samples = parse_id_list(statement.text(8));
-        step.verdict = statement.text(9);
+        step.verdict =
+            RIG_TRY(stored(core::parse_verdict(statement.text(9)), "bisect_steps.verdict"));
         step.evidence = statement.text(10);
         step.created_at = statement.text(11);
         out.push_back(std::move(step));

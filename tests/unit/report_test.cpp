@@ -6,6 +6,7 @@
 #include "report/results.hpp"
 #include "report/table.hpp"
 #include "text_lines.hpp"
+#include "util/units.hpp"
 
 #include <gtest/gtest.h>
 #include <sstream>
@@ -99,14 +100,16 @@ TEST(Table, Markdown) {
 }
 
 TEST(Results, FormatSeconds) {
-    EXPECT_EQ(format_seconds(0), "0.0s");
-    EXPECT_EQ(format_seconds(12.34), "12.3s");
-    EXPECT_EQ(format_seconds(59.94), "59.9s");
-    EXPECT_EQ(format_seconds(60), "1m 0s");
-    EXPECT_EQ(format_seconds(20 * 60 + 40), "20m 40s");
-    EXPECT_EQ(format_seconds(20 * 60 + 40.4), "20m 40s");
-    EXPECT_EQ(format_seconds(3599.4), "59m 59s");
-    EXPECT_EQ(format_seconds(2 * 3600 + 60), "2h 1m");
+    EXPECT_EQ(rig::util::format_duration(0, rig::util::DurationStyle::report), "0.0s");
+    EXPECT_EQ(rig::util::format_duration(12.34, rig::util::DurationStyle::report), "12.3s");
+    EXPECT_EQ(rig::util::format_duration(59.94, rig::util::DurationStyle::report), "59.9s");
+    EXPECT_EQ(rig::util::format_duration(60, rig::util::DurationStyle::report), "1m 0s");
+    EXPECT_EQ(rig::util::format_duration(20 * 60 + 40, rig::util::DurationStyle::report),
+              "20m 40s");
+    EXPECT_EQ(rig::util::format_duration(20 * 60 + 40.4, rig::util::DurationStyle::report),
+              "20m 40s");
+    EXPECT_EQ(rig::util::format_duration(3599.4, rig::util::DurationStyle::report), "59m 59s");
+    EXPECT_EQ(rig::util::format_duration(2 * 3600 + 60, rig::util::DurationStyle::report), "2h 1m");
 }
 
 TEST(Results, Cells) {
@@ -213,7 +216,7 @@ namespace {
 // Two kernels x two caches, five samples each; the new kernel takes 3 s more with loose.
 report::ReportData comparison_data() {
     report::ReportData data;
-    data.runs.push_back({1, "quick", "2026-01-01T00:00:00Z", "finished"});
+    data.runs.push_back({1, "quick", "2026-01-01T00:00:00Z", rig::core::RunStatus::finished});
     const std::vector<double> noise{0.2, -0.1, 0.3, -0.3, 0.0};
     int index = 0;
     for (std::string kernel : {"old", "new"})
