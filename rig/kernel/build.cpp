@@ -3,6 +3,7 @@
 #include "kernel/build.hpp"
 
 #include "kernel/config.hpp"
+#include "proc/git.hpp"
 #include "proc/process.hpp"
 #include "util/file.hpp"
 #include "util/hash.hpp"
@@ -77,7 +78,8 @@ public:
         proc::RunOptions options;
         options.cwd = cwd;
         options.timeout = timeout;
-        options.env = {{"LC_ALL", "C"}, {"GIT_TERMINAL_PROMPT", "0"}};
+        // git and the kernel's own scripts alike: messages rig reads, no prompt.
+        options.env = proc::git_environment();
         auto result = RIG_TRY(proc::run(argv, options));
         log(result.out);
         log(result.err);
@@ -162,12 +164,11 @@ private:
 
 Expected<std::string> git_output(const std::vector<std::string>& args, const fs::path& repo,
                                  ErrorKind kind, const std::string& what) {
-    std::vector<std::string> argv{"git", "-C", repo.string()};
+    std::vector<std::string> argv{"-C", repo.string()};
     argv.insert(argv.end(), args.begin(), args.end());
     proc::RunOptions options;
     options.timeout = std::chrono::minutes(5);
-    options.env = {{"LC_ALL", "C"}, {"GIT_TERMINAL_PROMPT", "0"}};
-    auto result = RIG_TRY(proc::run(argv, options));
+    auto result = RIG_TRY(proc::run_git(argv, options));
     if (result.exit_code != 0)
         return fail(kind, what + (result.err.empty() ? "" : ": " + tail(result.err, 500)));
     return std::string(util::trim(result.out));
