@@ -3,7 +3,6 @@
 #include "bisect/report.hpp"
 
 #include "bisect/context.hpp"
-#include "report/grid.hpp"
 #include "report/table.hpp"
 #include "util/strings.hpp"
 
@@ -62,8 +61,8 @@ std::string duration_tests(const Context& context) {
         size_t values = values_of(context, samples_of(context, step)).size();
         if (values < 2)
             continue;
-        std::set<std::string> tests{report::test_name(difference_test(values, good)),
-                                    report::test_name(difference_test(values, bad))};
+        std::set<std::string> tests{std::string(core::test_name(difference_test(values, good))),
+                                    std::string(core::test_name(difference_test(values, bad)))};
         ++steps_by_test[util::join(std::vector<std::string>(tests.begin(), tests.end()), " and ")];
     }
     if (steps_by_test.size() <= 1)

@@ -2,8 +2,8 @@
 // Criteria, sample classes, sample counts and verdicts for rig bisect.
 #include "bisect/verdict.hpp"
 
+#include "core/significance.hpp"
 #include "core/stats.hpp"
-#include "report/significance.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -308,8 +308,8 @@ SamplePlan plan_samples(int reproduced, int total, double confidence, int cap) {
     return plan;
 }
 
-report::Test difference_test(size_t a, size_t b) {
-    return a >= 8 && b >= 8 ? report::Test::mann_whitney : report::Test::welch;
+core::Test difference_test(size_t a, size_t b) {
+    return a >= 8 && b >= 8 ? core::Test::mann_whitney : core::Test::welch;
 }
 
 Decision decide_functional(const std::vector<SampleClass>& samples, int needed) {
@@ -336,7 +336,7 @@ double median(const std::vector<double>& values) {
 // Two-sided p of a difference; 1 when the test is undefined (no spread on either side),
 // unless the values do not overlap at all, which no noise explains.
 double difference_p(const std::vector<double>& a, const std::vector<double>& b) {
-    auto result = report::run_test(difference_test(a.size(), b.size()), a, b);
+    auto result = core::run_test(difference_test(a.size(), b.size()), a, b);
     if (result)
         return result->p;
     auto [a_min, a_max] = std::minmax_element(a.begin(), a.end());

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "core/sample.hpp"
+#include "core/significance.hpp"
 #include "core/status.hpp"
-#include "report/significance.hpp"
 #include "util/error.hpp"
 
 #include <optional>
@@ -105,7 +105,7 @@ struct Calibration {
 Decision decide_duration(const Calibration& calibration, const std::vector<double>& timings,
                          int unusable, int initial, int budget, double alpha = 0.05);
 // The test that compares `a` values with `b` in decide_duration and decide_metric.
-report::Test difference_test(size_t a, size_t b);
+core::Test difference_test(size_t a, size_t b);
 
 // The endpoints under a duration criterion: bad must be slower than good by the
 // threshold on medians, and significantly so. An error message when not.

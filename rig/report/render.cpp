@@ -10,7 +10,6 @@
 #include "util/units.hpp"
 
 #include <algorithm>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
@@ -94,22 +93,12 @@ std::string outcomes_text(const CellResult& result) {
     return text.empty() ? "no samples" : text;
 }
 
-// The 95% confidence interval of the mean, from Student's t; nothing for n < 2.
-std::optional<std::pair<double, double>> mean_ci(const core::Summary& summary) {
-    if (summary.n < 2)
-        return std::nullopt;
-    boost::math::students_t distribution(static_cast<double>(summary.n - 1));
-    double half = boost::math::quantile(boost::math::complement(distribution, 0.025)) *
-                  summary.stddev / std::sqrt(static_cast<double>(summary.n));
-    return std::make_pair(summary.mean - half, summary.mean + half);
-}
-
 std::string baseline_text(const Baseline& baseline) {
     return baseline.key + "=" + baseline.value;
 }
 
-std::string statistic_name(Test test) {
-    return test == Test::welch ? "mean" : "median";
+std::string statistic_name(core::Test test) {
+    return test == core::Test::welch ? "mean" : "median";
 }
 
 // The p column: the test's p, or why there is none.
@@ -171,7 +160,7 @@ std::vector<std::string> legend(const RenderOptions& options,
                                     metric));
     lines.push_back(fmt::format("*{0}* is significant (two-sided {1}, p < {2}), ({0}) is not; "
                                 "n<2: too few samples to test.",
-                                word, test_name(options.test), options.alpha));
+                                word, std::string(core::test_name(options.test)), options.alpha));
     const bool exact = std::any_of(comparisons.begin(), comparisons.end(), [](const Comparison& c) {
         return c.decision == Decision::identical || c.decision == Decision::exactly_different;
     });
@@ -379,7 +368,7 @@ std::string number(double value) {
 }
 
 // What the comparison rests on: the test, or why none was needed.
-std::string method_name(const Comparison& comparison, Test test) {
+std::string method_name(const Comparison& comparison, core::Test test) {
     switch (comparison.decision) {
     case Decision::identical:
         return "identical (spread 0)";
@@ -389,7 +378,7 @@ std::string method_name(const Comparison& comparison, Test test) {
     case Decision::too_few:
         break;
     }
-    return test_name(test);
+    return std::string(core::test_name(test));
 }
 
 // Five columns per metric, sorted by name: unit, median, mean, sd and n; a cell whose
@@ -447,7 +436,7 @@ std::string csv_table(const ReportData& data, const std::vector<Comparison>& com
     for (size_t i = 0; i < data.cells.size(); ++i) {
         const CellResult& result = data.cells[i];
         const core::Summary& d = result.duration;
-        auto ci = mean_ci(d);
+        auto ci = core::mean_ci(d);
         auto measured = [&](double value) { return d.n > 0 ? number(value) : std::string(); };
         auto requested = result.cell.msize();
         std::vector<std::string> row{
@@ -479,7 +468,7 @@ std::string csv_table(const ReportData& data, const std::vector<Comparison>& com
                            {twin.substr(0, twin.size() - 1), number(c.gain_percent),
                             number(c.change_percent), method_name(c, options.test),
                             c.test ? number(c.test->statistic) : "",
-                            c.test && options.test == Test::welch ? number(c.test->df) : "",
+                            c.test && options.test == core::Test::welch ? number(c.test->df) : "",
                             c.test ? number(c.test->p) : "", c.significant ? "yes" : "no"});
             } else {
                 row.insert(row.end(),
@@ -508,7 +497,7 @@ Json summary_json(const core::Summary& s, bool with_ci) {
     out["min"] = s.min;
     out["max"] = s.max;
     if (with_ci) {
-        auto ci = mean_ci(s);
+        auto ci = core::mean_ci(s);
         out["ci95"] = ci ? Json::array({ci->first, ci->second}) : Json(nullptr);
     }
     return out;
@@ -577,7 +566,7 @@ Json metrics_json(const CellResult& result) {
     return out;
 }
 
-Json comparison_json(const ReportData& data, const Comparison& c, Test test) {
+Json comparison_json(const ReportData& data, const Comparison& c, core::Test test) {
     if (c.role == Role::baseline)
         return "base";
     if (c.role == Role::no_twin)
@@ -591,7 +580,7 @@ Json comparison_json(const ReportData& data, const Comparison& c, Test test) {
     out["test"] = method_name(c, test);
     if (c.test) {
         out["t_or_u"] = c.test->statistic;
-        if (test == Test::welch)
+        if (test == core::Test::welch)
             out["df"] = c.test->df;
         out["p"] = c.test->p;
     } else {
@@ -640,7 +629,7 @@ Expected<std::string> json_report(const ReportData& data,
     }
     if (options.baseline) {
         out["baseline"] = baseline_text(*options.baseline);
-        out["test"] = test_name(options.test);
+        out["test"] = std::string(core::test_name(options.test));
         out["alpha"] = options.alpha;
         if (!compared_metric(options).empty())
             out["compared_metric"] = compared_metric(options);
@@ -788,10 +777,6 @@ std::string runs_heading(const ReportData& data) {
                                    used.samples == 1 ? "sample" : "samples");
     }
     return out;
-}
-
-std::string test_name(Test test) {
-    return test == Test::welch ? "Welch's t-test" : "Mann-Whitney U";
 }
 
 std::string compared_metric(const RenderOptions& options) {

@@ -4,9 +4,9 @@
 // page. `rig run`, `rig report` and the bisect report all print through it.
 #pragma once
 
+#include "core/significance.hpp"
 #include "report/compare.hpp"
 #include "report/data.hpp"
-#include "report/significance.hpp"
 #include "util/error.hpp"
 
 #include <optional>
@@ -23,7 +23,7 @@ struct RenderOptions {
     Format format = Format::text;
     View view = View::table;
     std::optional<Baseline> baseline;
-    Test test = Test::welch;
+    core::Test test = core::Test::welch;
     double alpha = 0.05;
     std::vector<std::string> rows; // pivot: keys down the side (cache, msize)
     std::vector<std::string> cols; // pivot: keys across the top (kernel)

@@ -503,7 +503,7 @@ TEST(BisectBound, CeilLog2PlusTheTwoEndpoints) {
 }
 
 TEST(BisectVerdict, ComparisonsSwitchToMannWhitneyAtEightSamplesASide) {
-    using rig::report::Test;
+    using rig::core::Test;
     EXPECT_EQ(rig::bisect::difference_test(7, 20), Test::welch);
     EXPECT_EQ(rig::bisect::difference_test(20, 7), Test::welch);
     EXPECT_EQ(rig::bisect::difference_test(8, 8), Test::mann_whitney);

@@ -251,7 +251,7 @@ TEST(Render, MarkGainAsMmtestsDoes) {
 
 TEST(Render, BaselineTwinsAndSignificance) {
     auto data = comparison_data();
-    auto comparisons = compare(data, {"kernel", "old"}, report::Test::welch, 0.05, "");
+    auto comparisons = compare(data, {"kernel", "old"}, core::Test::welch, 0.05, "");
     ASSERT_TRUE(comparisons) << comparisons.error().message;
     ASSERT_EQ(comparisons->size(), 4u);
     EXPECT_EQ((*comparisons)[0].role, Role::baseline);
@@ -269,8 +269,8 @@ TEST(Render, BaselineTwinsAndSignificance) {
     ASSERT_TRUE(none.test);
     EXPECT_DOUBLE_EQ(none.test->p, 1.0);
 
-    EXPECT_FALSE(compare(data, {"kernel", "missing"}, report::Test::welch, 0.05, ""));
-    EXPECT_FALSE(compare(data, {"colour", "red"}, report::Test::welch, 0.05, ""));
+    EXPECT_FALSE(compare(data, {"kernel", "missing"}, core::Test::welch, 0.05, ""));
+    EXPECT_FALSE(compare(data, {"colour", "red"}, core::Test::welch, 0.05, ""));
     EXPECT_FALSE(parse_baseline("kernel"));
     EXPECT_EQ(parse_baseline("kernel=a=b")->value, "a=b");
 }
@@ -334,7 +334,7 @@ TEST(Render, JsonCarriesNumbersAndComparisons) {
     RenderOptions options;
     options.format = Format::json;
     options.baseline = Baseline{"kernel", "old"};
-    options.test = report::Test::mann_whitney;
+    options.test = core::Test::mann_whitney;
     auto json = render(comparison_data(), options);
     ASSERT_TRUE(json);
     EXPECT_TRUE(contains(*json, "\"test\": \"Mann-Whitney U\"")) << *json;
