@@ -20,43 +20,15 @@ namespace rig::bisect {
 
 namespace fs = std::filesystem;
 
-std::string_view to_string(Status status) {
-    switch (status) {
-    case Status::running:
-        return "running";
-    case Status::culprit:
-        return "culprit";
-    case Status::unverified:
-        return "unverified";
-    case Status::inconclusive:
-        return "inconclusive";
-    case Status::not_reproducible:
-        return "not-reproducible";
-    case Status::stopped:
-        return "stopped";
-    case Status::interrupted:
-        return "interrupted";
-    }
-    return "?";
-}
-
-Status parse_status(std::string_view text) {
-    for (Status status : {Status::culprit, Status::unverified, Status::inconclusive,
-                          Status::not_reproducible, Status::stopped, Status::interrupted})
-        if (to_string(status) == text)
-            return status;
-    return Status::running;
-}
-
 namespace {
 
 // Set when the bisect has ended, with how.
-using Ending = std::optional<Status>;
+using Ending = std::optional<core::BisectStatus>;
 
-Expected<Status> finish(Context& context, Status status, const std::string& culprit,
-                        const std::string& message, std::ostream& out) {
-    RIG_TRY(context.db.finish_bisect(context.info.id, std::string(to_string(status)), culprit,
-                                     message));
+Expected<core::BisectStatus> finish(Context& context, core::BisectStatus status,
+                                    const std::string& culprit, const std::string& message,
+                                    std::ostream& out) {
+    RIG_TRY(context.db.finish_bisect(context.info.id, status, culprit, message));
     out << "bisect " << context.info.id << ": " << to_string(status);
     if (!message.empty())
         out << ": " << message;
@@ -65,18 +37,18 @@ Expected<Status> finish(Context& context, Status status, const std::string& culp
 }
 
 Expected<Ending> not_reproducible(Context& context, const std::string& message, std::ostream& out) {
-    return Ending(RIG_TRY(finish(context, Status::not_reproducible, "", message, out)));
+    return Ending(RIG_TRY(finish(context, core::BisectStatus::not_reproducible, "", message, out)));
 }
 
 // A step that did not end with a verdict: interrupted, or stopped by infra errors.
 Expected<Ending> unfinished(Context& context, const Measured& measured, std::ostream& out) {
     std::string resume = "`rig bisect resume " + std::to_string(context.info.id) + "`";
     if (measured.interrupted)
-        return Ending(
-            RIG_TRY(finish(context, Status::interrupted, "", "resume with " + resume, out)));
+        return Ending(RIG_TRY(
+            finish(context, core::BisectStatus::interrupted, "", "resume with " + resume, out)));
     if (measured.stopped)
         return Ending(
-            RIG_TRY(finish(context, Status::stopped, "",
+            RIG_TRY(finish(context, core::BisectStatus::stopped, "",
                            *measured.stopped + "; fix the machinery, then " + resume, out)));
     return Ending();
 }
@@ -100,11 +72,12 @@ Expected<Ending> calibrate_values(Context& context, const StepIo& io, Endpoints&
     const int n = context.options.samples;
     ends.calibration.bad = values_of(context, bad_end.samples);
     Policy calibrate_good = ends.calibrate;
-    calibrate_good.calibrates = Verdict::good;
-    auto good_end = RIG_TRY(measure_once(context, {k_good_endpoint, good, calibrate_good}, io));
+    calibrate_good.calibrates = core::Verdict::good;
+    auto good_end =
+        RIG_TRY(measure_once(context, {core::StepRole::good_endpoint, good, calibrate_good}, io));
     if (auto stop = RIG_TRY(unfinished(context, good_end, io.out)))
         return stop;
-    if (good_end.step.build_outcome != "ok")
+    if (good_end.step.build_outcome != core::BuildOutcome::ok)
         return not_reproducible(
             context, "GOOD " + short_sha(good) + " does not build (" + good_end.step.evidence + ")",
             io.out);
@@ -150,18 +123,19 @@ Expected<Ending> calibrate_functional(Context& context, const StepIo& io, Endpoi
     io.out << "bisect " << context.info.id << ": reproduces in " << seen.reproduced << " of "
            << seen.usable << " samples at BAD; " << plan.samples
            << " clean samples make a commit good "
-           << "(confidence " << fixed(plan.confidence * 100, 1) << "%)\n";
+           << "(confidence " << util::fixed(plan.confidence * 100, 1) << "%)\n";
     policy.kind = Policy::Kind::functional;
     policy.samples = plan.samples;
-    auto good_end = RIG_TRY(measure_once(context, {k_good_endpoint, good, policy}, io));
+    auto good_end =
+        RIG_TRY(measure_once(context, {core::StepRole::good_endpoint, good, policy}, io));
     if (auto stop = RIG_TRY(unfinished(context, good_end, io.out)))
         return stop;
-    if (good_end.step.verdict == "bad")
+    if (good_end.step.verdict == core::Verdict::bad)
         return not_reproducible(context,
                                 "already bad at GOOD: " + short_sha(good) + " shows it too (" +
                                     good_end.step.evidence + ")",
                                 io.out);
-    if (good_end.step.verdict != "good")
+    if (good_end.step.verdict != core::Verdict::good)
         return not_reproducible(
             context, "GOOD " + short_sha(good) + " cannot be tested: " + good_end.step.evidence,
             io.out);
@@ -172,11 +146,12 @@ Expected<Ending> calibrate_functional(Context& context, const StepIo& io, Endpoi
 Expected<Ending> calibrate(Context& context, const StepIo& io, Endpoints& ends) {
     const std::string& bad = context.info.bad;
     ends.calibrate = {
-        Policy::Kind::fixed, context.options.samples, 0, {}, nullptr, Verdict::bad, nullptr};
-    auto bad_end = RIG_TRY(measure_once(context, {k_bad_endpoint, bad, ends.calibrate}, io));
+        Policy::Kind::fixed, context.options.samples, 0, {}, nullptr, core::Verdict::bad, nullptr};
+    auto bad_end =
+        RIG_TRY(measure_once(context, {core::StepRole::bad_endpoint, bad, ends.calibrate}, io));
     if (auto stop = RIG_TRY(unfinished(context, bad_end, io.out)))
         return stop;
-    if (bad_end.step.build_outcome != "ok")
+    if (bad_end.step.build_outcome != core::BuildOutcome::ok)
         return not_reproducible(context,
                                 "not reproducible at BAD: " + short_sha(bad) + " does not build (" +
                                     bad_end.step.evidence + ")",
@@ -191,17 +166,17 @@ Expected<Ending> bisect_steps(Context& context, const StepIo& io, const Policy& 
                               GitState& state) {
     state = RIG_TRY(replay(context));
     while (!state.done) {
-        auto measured = RIG_TRY(measure(context, {k_step, state.next, policy}, io));
+        auto measured = RIG_TRY(measure(context, {core::StepRole::bisect, state.next, policy}, io));
         if (auto stop = RIG_TRY(unfinished(context, measured, io.out)))
             return stop;
-        state = RIG_TRY(context.git->mark(*parse_verdict(measured.step.verdict), state.next));
+        state = RIG_TRY(context.git->mark(measured.step.verdict, state.next));
     }
     if (!state.culprit.empty())
         return Ending();
     std::vector<std::string> shorts;
     for (const auto& candidate : state.candidates)
         shorts.push_back(short_sha(candidate));
-    return Ending(RIG_TRY(finish(context, Status::inconclusive, "",
+    return Ending(RIG_TRY(finish(context, core::BisectStatus::inconclusive, "",
                                  "the first bad commit is one of " + util::join(shorts, " ") +
                                      " (skipped or unsure commits); rig names none of them",
                                  io.out)));
@@ -209,8 +184,8 @@ Expected<Ending> bisect_steps(Context& context, const StepIo& io, const Policy& 
 
 // 3. Verification: the culprit and its parent again, n samples each at least, and with
 // --verify-revert BAD with the culprit reverted.
-Expected<Status> verify(Context& context, const StepIo& io, const Endpoints& ends,
-                        const std::string& culprit) {
+Expected<core::BisectStatus> verify(Context& context, const StepIo& io, const Endpoints& ends,
+                                    const std::string& culprit) {
     const int n = context.options.samples;
     const Policy& policy = ends.policy;
     Policy fixed_policy = ends.calibrate;
@@ -221,18 +196,21 @@ Expected<Status> verify(Context& context, const StepIo& io, const Endpoints& end
     else
         parent_policy.budget = parent_policy.samples = std::max(n, 2);
     Policy culprit_policy = policy.kind == Policy::Kind::functional ? fixed_policy : parent_policy;
-    auto verified = RIG_TRY(measure_once(context, {k_verify_culprit, culprit, culprit_policy}, io));
+    auto verified = RIG_TRY(
+        measure_once(context, {core::StepRole::verify_culprit, culprit, culprit_policy}, io));
     if (auto stop = RIG_TRY(unfinished(context, verified, io.out)))
         return *stop;
     std::string parent = RIG_TRY(context.git->parent(culprit));
     auto parent_check =
-        RIG_TRY(measure_once(context, {k_verify_parent, parent, parent_policy}, io));
+        RIG_TRY(measure_once(context, {core::StepRole::verify_parent, parent, parent_policy}, io));
     if (auto stop = RIG_TRY(unfinished(context, parent_check, io.out)))
         return *stop;
-    bool confirmed = verified.step.verdict == "bad" && parent_check.step.verdict == "good";
-    std::string why = "culprit " + verified.step.verdict + " (" + verified.step.evidence +
-                      "), parent " + parent_check.step.verdict + " (" + parent_check.step.evidence +
-                      ")";
+    bool confirmed = verified.step.verdict == core::Verdict::bad &&
+                     parent_check.step.verdict == core::Verdict::good;
+    std::string why = "culprit " + std::string(core::to_string(verified.step.verdict)) + " (" +
+                      verified.step.evidence + "), parent " +
+                      std::string(core::to_string(parent_check.step.verdict)) + " (" +
+                      parent_check.step.evidence + ")";
     if (context.options.verify_revert && confirmed) {
         const std::string& bad = context.info.bad;
         fs::path patch = context.settings.results_dir / "bisects" /
@@ -242,15 +220,19 @@ Expected<Status> verify(Context& context, const StepIo& io, const Endpoints& end
             why += "; the revert on BAD does not apply: " + written.error().message;
         } else {
             auto reverted = RIG_TRY(measure_once(
-                context, {k_verify_revert, bad, parent_policy, {patch.string()}, "+revert"}, io));
+                context,
+                {core::StepRole::verify_revert, bad, parent_policy, {patch.string()}, "+revert"},
+                io));
             if (auto stop = RIG_TRY(unfinished(context, reverted, io.out)))
                 return *stop;
-            confirmed = reverted.step.verdict == "good";
-            why += ", BAD with the culprit reverted " + reverted.step.verdict + " (" +
+            confirmed = reverted.step.verdict == core::Verdict::good;
+            why += ", BAD with the culprit reverted " +
+                   std::string(core::to_string(reverted.step.verdict)) + " (" +
                    reverted.step.evidence + ")";
         }
     }
-    return finish(context, confirmed ? Status::culprit : Status::unverified, culprit,
+    return finish(context, confirmed ? core::BisectStatus::culprit : core::BisectStatus::unverified,
+                  culprit,
                   confirmed ? short_sha(culprit) + " is the first bad commit, verified"
                             : "git named " + short_sha(culprit) + " but it did not verify: " + why,
                   io.out);
@@ -298,7 +280,7 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
     run.host_facts = host::probe().to_json();
     run.rig_version = RIG_VERSION;
     // The bisect resumes, not its run: `rig run --resume` must never pick this one up.
-    run.status = "finished";
+    run.status = core::RunStatus::finished;
     // Resolved in a scratch repository of rig's first: the bisect's own comes with its id.
     auto probe = RIG_TRY(GitBisect::open(settings.results_dir / "bisects" / "resolve", repo));
     info.good = RIG_TRY(probe.resolve(options.good));
@@ -316,9 +298,9 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
     return db.begin_bisect(info);
 }
 
-Expected<Status> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hypervisor,
-                            const Settings& settings, const std::atomic<bool>& interrupted,
-                            std::ostream& out) {
+Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hypervisor,
+                                        const Settings& settings,
+                                        const std::atomic<bool>& interrupted, std::ostream& out) {
     // Two rigs on one bisect would both mark commits in its git state and store steps
     // twice: the second one refuses before it reads anything.
     const fs::path dir = settings.results_dir / "bisects" / std::to_string(id);
@@ -333,13 +315,13 @@ Expected<Status> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hyp
     Context context = RIG_TRY(load(id, db, settings));
     if (context.scenario.backend == core::Backend::libvirt)
         context.libvirt = vm::make_libvirt_hypervisor(context.scenario.uri);
-    Status current = parse_status(context.info.status);
-    if (current != Status::running && current != Status::stopped &&
-        current != Status::interrupted) {
+    core::BisectStatus current = context.info.status;
+    if (current != core::BisectStatus::running && current != core::BisectStatus::stopped &&
+        current != core::BisectStatus::interrupted) {
         out << "bisect " << id << " has ended: " << to_string(current) << "\n";
         return current;
     }
-    RIG_TRY(db.finish_bisect(id, "running", "", ""));
+    RIG_TRY(db.finish_bisect(id, core::BisectStatus::running, "", ""));
     const std::string& good = context.info.good;
     const std::string& bad = context.info.bad;
     size_t commits = RIG_TRY(context.git->count(good, bad));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "bisect/settings.hpp"
+#include "core/status.hpp"
 #include "store/store.hpp"
 #include "util/error.hpp"
 #include "vm/hypervisor.hpp"
@@ -22,26 +23,14 @@ namespace rig::bisect {
 Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db,
                                 const Settings& settings);
 
-enum class Status {
-    running,          // not finished: resume it
-    culprit,          // found and verified
-    unverified,       // found, but the verification did not confirm it
-    inconclusive,     // skipped or unsure commits hide the culprit in a range
-    not_reproducible, // the endpoints do not test as given
-    stopped,          // infra errors in a row: resume once the machinery works
-    interrupted,      // Ctrl-C
-};
-std::string_view to_string(Status status);
-Status parse_status(std::string_view text);
-
 // Runs what the bisect still lacks. Samples run on the scenario's backend: `hypervisor`
 // (this machine's QEMU) for qemu, the scenario's libvirt URI, or Slurm jobs; kernels are
 // built here in every case. Steps already stored are replayed into git, samples
 // already stored are reused and a cached build is not rebuilt: only the sample in flight
 // when rig was killed is redone.
-Expected<Status> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hypervisor,
-                            const Settings& settings, const std::atomic<bool>& interrupted,
-                            std::ostream& out);
+Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hypervisor,
+                                        const Settings& settings,
+                                        const std::atomic<bool>& interrupted, std::ostream& out);
 
 // `git bisect log` of the bisect, replayed from its stored steps.
 Expected<std::string> bisect_log(int64_t id, store::Database& db, const Settings& settings);

@@ -5,10 +5,10 @@
 #include "core/matrix.hpp"
 #include "kernel/build.hpp"
 #include "spec/spec.hpp"
+#include "util/strings.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace rig::bisect {
 
@@ -16,12 +16,6 @@ namespace fs = std::filesystem;
 
 std::string short_sha(const std::string& sha) {
     return sha.substr(0, 12);
-}
-
-std::string fixed(double value, int digits) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-    return buffer;
 }
 
 Expected<Context> load(int64_t id, store::Database& db, const Settings& settings) {
@@ -61,7 +55,7 @@ Expected<Context> load(int64_t id, store::Database& db, const Settings& settings
     return context;
 }
 
-const store::BisectStep* find_step(const Context& context, const std::string& role,
+const store::BisectStep* find_step(const Context& context, core::StepRole role,
                                    const std::string& commit) {
     for (const auto& step : context.steps)
         if (step.role == role && (commit.empty() || step.commit == commit))
@@ -97,8 +91,8 @@ bool compares_values(const Criterion& criterion) {
 Expected<GitState> replay(Context& context) {
     GitState state = RIG_TRY(context.git->start(context.info.bad, context.info.good));
     for (const auto& step : context.steps)
-        if (step.role == k_step && !state.done)
-            state = RIG_TRY(context.git->mark(*parse_verdict(step.verdict), step.commit));
+        if (step.role == core::StepRole::bisect && !state.done)
+            state = RIG_TRY(context.git->mark(step.verdict, step.commit));
     return state;
 }
 
@@ -119,12 +113,14 @@ int build_bound(size_t commits) {
 }
 
 std::string build_label(const store::BisectStep& step) {
-    if (step.build_outcome.empty())
+    if (!step.build_outcome)
         return "-";
+    bool ok = *step.build_outcome == core::BuildOutcome::ok;
+    std::string outcome(core::to_string(*step.build_outcome));
     if (step.build_cached)
-        return step.build_outcome == "ok" ? "cached" : step.build_outcome + " (cached)";
-    std::string seconds = fixed(step.build_seconds, 0) + " s";
-    return step.build_outcome == "ok" ? seconds : step.build_outcome + ", " + seconds;
+        return ok ? "cached" : outcome + " (cached)";
+    std::string seconds = util::fixed(step.build_seconds, 0) + " s";
+    return ok ? seconds : outcome + ", " + seconds;
 }
 
 } // namespace rig::bisect

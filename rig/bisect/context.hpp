@@ -22,16 +22,7 @@
 
 namespace rig::bisect {
 
-// The roles a stored step plays.
-inline constexpr const char* k_bad_endpoint = "bad-endpoint";
-inline constexpr const char* k_good_endpoint = "good-endpoint";
-inline constexpr const char* k_step = "bisect";
-inline constexpr const char* k_verify_culprit = "verify-culprit";
-inline constexpr const char* k_verify_parent = "verify-parent";
-inline constexpr const char* k_verify_revert = "verify-revert";
-
 std::string short_sha(const std::string& sha);
-std::string fixed(double value, int digits);
 
 // Everything a bisect's steps share, loaded once per `run_bisect` or report.
 struct Context {
@@ -53,7 +44,7 @@ struct Context {
 Expected<Context> load(int64_t id, store::Database& db, const Settings& settings);
 
 // The first stored step of `role` (at `commit`, unless empty), or null.
-const store::BisectStep* find_step(const Context& context, const std::string& role,
+const store::BisectStep* find_step(const Context& context, core::StepRole role,
                                    const std::string& commit = "");
 std::vector<core::Sample> samples_of(const Context& context, const store::BisectStep& step);
 // The values of a duration or metric step's usable samples.

@@ -3,7 +3,6 @@
 #include "bisect/report.hpp"
 
 #include "bisect/context.hpp"
-#include "report/grid.hpp"
 #include "report/table.hpp"
 #include "report/template.hpp"
 #include "util/json.hpp"
@@ -22,8 +21,8 @@ namespace {
 // the samples each step took. The plan is made again from the stored endpoint samples,
 // as run_bisect made it.
 std::string metric_confidence(const Context& context) {
-    const auto* bad_step = find_step(context, k_bad_endpoint);
-    const auto* good_step = find_step(context, k_good_endpoint);
+    const auto* bad_step = find_step(context, core::StepRole::bad_endpoint);
+    const auto* good_step = find_step(context, core::StepRole::good_endpoint);
     if (!bad_step || !good_step)
         return "";
     MetricPlan plan =
@@ -34,7 +33,7 @@ std::string metric_confidence(const Context& context) {
                       std::to_string(good_step->samples.size()) + " at GOOD";
     std::vector<size_t> per_commit;
     for (const auto& step : context.steps)
-        if (step.role == k_step && !step.samples.empty())
+        if (step.role == core::StepRole::bisect && !step.samples.empty())
             per_commit.push_back(step.samples.size());
     if (!per_commit.empty()) {
         auto [least, most] = std::minmax_element(per_commit.begin(), per_commit.end());
@@ -42,7 +41,7 @@ std::string metric_confidence(const Context& context) {
                (*least == *most ? "" : "-" + std::to_string(*most)) + " per commit (" +
                std::to_string(per_commit.size()) + " commits)";
     }
-    if (const auto* culprit = find_step(context, k_verify_culprit))
+    if (const auto* culprit = find_step(context, core::StepRole::verify_culprit))
         out +=
             ", " + std::to_string(culprit->samples.size()) + " each for the culprit and its parent";
     return out;
@@ -51,21 +50,21 @@ std::string metric_confidence(const Context& context) {
 // The tests behind a duration criterion's verdicts, counted by step: Welch's t-test, or
 // Mann-Whitney U once a commit and an endpoint both have 8 timings (verdict.cpp's rule).
 std::string duration_tests(const Context& context) {
-    const auto* bad_step = find_step(context, k_bad_endpoint);
-    const auto* good_step = find_step(context, k_good_endpoint);
+    const auto* bad_step = find_step(context, core::StepRole::bad_endpoint);
+    const auto* good_step = find_step(context, core::StepRole::good_endpoint);
     if (!bad_step || !good_step)
         return "Welch's t-test";
     size_t good = values_of(context, samples_of(context, *good_step)).size();
     size_t bad = values_of(context, samples_of(context, *bad_step)).size();
     std::map<std::string, int> steps_by_test;
     for (const auto& step : context.steps) {
-        if (step.role == k_bad_endpoint || step.role == k_good_endpoint)
+        if (step.role == core::StepRole::bad_endpoint || step.role == core::StepRole::good_endpoint)
             continue;
         size_t values = values_of(context, samples_of(context, step)).size();
         if (values < 2)
             continue;
-        std::set<std::string> tests{report::test_name(difference_test(values, good)),
-                                    report::test_name(difference_test(values, bad))};
+        std::set<std::string> tests{std::string(core::test_name(difference_test(values, good))),
+                                    std::string(core::test_name(difference_test(values, bad)))};
         ++steps_by_test[util::join(std::vector<std::string>(tests.begin(), tests.end()), " and ")];
     }
     if (steps_by_test.size() <= 1)
@@ -85,7 +84,7 @@ std::string duration_confidence(const Context& context) {
 }
 
 std::string functional_confidence(const Context& context) {
-    const auto* bad_step = find_step(context, k_bad_endpoint);
+    const auto* bad_step = find_step(context, core::StepRole::bad_endpoint);
     if (!bad_step)
         return "";
     auto samples = samples_of(context, *bad_step);
@@ -95,12 +94,12 @@ std::string functional_confidence(const Context& context) {
                                    context.options.max_samples);
     std::string out = "reproduced in " + std::to_string(seen.reproduced) + " of " +
                       std::to_string(seen.usable) + " samples at BAD (rate taken as " +
-                      fixed(plan.rate, 2) + "); a good verdict took " +
+                      util::fixed(plan.rate, 2) + "); a good verdict took " +
                       std::to_string(plan.samples) +
                       " clean samples, so a commit as bad as BAD passes as good with "
                       "probability at most " +
-                      fixed((1 - plan.confidence) * 100, 1) + "% (confidence " +
-                      fixed(plan.confidence * 100, 1) + "%)";
+                      util::fixed((1 - plan.confidence) * 100, 1) + "% (confidence " +
+                      util::fixed(plan.confidence * 100, 1) + "%)";
     if (!targets.empty()) {
         std::vector<std::string> list(targets.begin(), targets.end());
         out += "; regression signature(s): " + util::join(list, " | ");
@@ -141,11 +140,12 @@ std::string steps_table(const Context& context) {
     for (size_t i = 0; i < context.steps.size(); ++i) {
         const auto& step = context.steps[i];
         auto commit = context.git->describe(step.commit);
-        table.add_row({std::to_string(i + 1), step.role,
-                       short_sha(step.commit) + (step.role == k_verify_revert ? "+revert" : ""),
-                       truncated(commit ? commit->subject : "", 40), build_label(step),
-                       std::to_string(step.samples.size()), step.verdict,
-                       truncated(step.evidence, 90)});
+        table.add_row(
+            {std::to_string(i + 1), std::string(core::to_string(step.role)),
+             short_sha(step.commit) + (step.role == core::StepRole::verify_revert ? "+revert" : ""),
+             truncated(commit ? commit->subject : "", 40), build_label(step),
+             std::to_string(step.samples.size()), std::string(core::to_string(step.verdict)),
+             truncated(step.evidence, 90)});
     }
     return table.to_text();
 }
@@ -195,18 +195,19 @@ Expected<std::string> mail_summary(const Context& context, const CommitInfo& com
                     {"builds", cost.builds},
                     {"boots", cost.boots},
                     {"steps", context.steps.size()}};
-    const auto* culprit_step = find_step(context, k_verify_culprit);
-    const auto* parent_step = find_step(context, k_verify_parent);
+    const auto* culprit_step = find_step(context, core::StepRole::verify_culprit);
+    const auto* parent_step = find_step(context, core::StepRole::verify_parent);
     if (culprit_step && parent_step) {
         view["verified"] = true;
-        view["culprit"] = {{"verdict", culprit_step->verdict},
+        view["culprit"] = {{"verdict", std::string(core::to_string(culprit_step->verdict))},
                            {"evidence", culprit_step->evidence}};
         view["parent"] = {{"commit", short_sha(parent_step->commit)},
-                          {"verdict", parent_step->verdict},
+                          {"verdict", std::string(core::to_string(parent_step->verdict))},
                           {"evidence", parent_step->evidence}};
     }
-    if (const auto* revert_step = find_step(context, k_verify_revert))
-        view["revert"] = {{"verdict", revert_step->verdict}, {"evidence", revert_step->evidence}};
+    if (const auto* revert_step = find_step(context, core::StepRole::verify_revert))
+        view["revert"] = {{"verdict", std::string(core::to_string(revert_step->verdict))},
+                          {"evidence", revert_step->evidence}};
     if (!confidence.empty())
         view["confidence"] = confidence;
     return report::render_template(report::builtin_template(report::Builtin::bisect_mail), view,
@@ -245,11 +246,12 @@ Expected<std::string> render_status(store::Database& db, int64_t id) {
         if (id != 0 && info.id != id)
             continue;
         auto steps = RIG_TRY(db.bisect_steps(info.id));
-        table.add_row({std::to_string(info.id), info.status, info.cell_id, info.criterion,
+        table.add_row({std::to_string(info.id), std::string(core::to_string(info.status)),
+                       info.cell_id, info.criterion,
                        short_sha(info.good) + ".." + short_sha(info.bad),
                        std::to_string(steps.size()), short_sha(info.culprit), info.updated_at});
         if (id != 0 && !info.message.empty())
-            messages += info.status + ": " + info.message + "\n";
+            messages += std::string(core::to_string(info.status)) + ": " + info.message + "\n";
     }
     if (id != 0 && table.rows() == 0)
         return fail(ErrorKind::usage, "no bisect " + std::to_string(id) + " in the database");
@@ -262,7 +264,7 @@ Expected<std::string> render_report(int64_t id, store::Database& db, const Setti
     Context context = RIG_TRY(load(id, db, settings));
     const auto& info = context.info;
     std::ostringstream out;
-    out << "bisect " << id << ": " << info.status << "\n"
+    out << "bisect " << id << ": " << core::to_string(info.status) << "\n"
         << "scenario: " << context.scenario.name << " (" << context.options.scenario.string()
         << ")\n"
         << "cell:     " << context.cell.id << " " << context.cell.label() << "\n"
@@ -276,11 +278,13 @@ Expected<std::string> render_report(int64_t id, store::Database& db, const Setti
     Cost cost = RIG_TRY(cost_of(context));
     size_t commits = RIG_TRY(context.git->count(info.good, info.bad));
     size_t skips = std::count_if(context.steps.begin(), context.steps.end(), [](const auto& s) {
-        return s.role == k_step && (s.verdict == "skip" || s.verdict == "unsure");
+        return s.role == core::StepRole::bisect &&
+               (s.verdict == core::Verdict::skip || s.verdict == core::Verdict::unsure);
     });
-    out << "cost: " << cost.builds << " builds (" << fixed(cost.build_seconds / 60, 1) << " min), "
-        << cost.boots << " boots; " << commits << " commits in range, bound ceil(log2 " << commits
-        << ") + 2 = " << build_bound(commits) << " builds plus " << skips << " skipped\n";
+    out << "cost: " << cost.builds << " builds (" << util::fixed(cost.build_seconds / 60, 1)
+        << " min), " << cost.boots << " boots; " << commits << " commits in range, bound ceil(log2 "
+        << commits << ") + 2 = " << build_bound(commits) << " builds plus " << skips
+        << " skipped\n";
 
     std::string confidence = confidence_of(context);
     if (!confidence.empty())

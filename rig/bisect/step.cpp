@@ -8,6 +8,7 @@
 #include "kernel/build.hpp"
 #include "run/batch.hpp"
 #include "run/sample.hpp"
+#include "util/strings.hpp"
 
 #include <algorithm>
 
@@ -33,8 +34,8 @@ std::string timing_summary(const std::vector<double>& values) {
     if (values.empty())
         return "none usable";
     core::Summary summary = core::summarize(values);
-    return "median " + fixed(summary.median, 2) + " s, IQR " + fixed(summary.q1, 2) + "-" +
-           fixed(summary.q3, 2) + " s";
+    return "median " + util::fixed(summary.median, 2) + " s, IQR " + util::fixed(summary.q1, 2) +
+           "-" + util::fixed(summary.q3, 2) + " s";
 }
 
 // The verdict a step's samples give under its policy, or nullopt while more are needed.
@@ -62,16 +63,16 @@ Decision decide(const Context& context, const Policy& policy,
             std::to_string(reproduced) + " of " + std::to_string(classes.size()) + " reproduce";
         if (compares_values(context.criterion)) {
             bool duration = context.criterion.kind == CriterionKind::duration;
-            return {unusable * 2 > static_cast<int>(classes.size()) ? Verdict::skip
+            return {unusable * 2 > static_cast<int>(classes.size()) ? core::Verdict::skip
                                                                     : policy.calibrates,
                     duration ? std::to_string(values.size()) + " timings, " + timing_summary(values)
                              : "values " + to_text(spread_of(values))};
         }
         if (reproduced > 0)
-            return {Verdict::bad, counts};
+            return {core::Verdict::bad, counts};
         if (unusable > 0)
-            return {Verdict::skip, counts + ", " + std::to_string(unusable) + " unusable"};
-        return {Verdict::good, counts};
+            return {core::Verdict::skip, counts + ", " + std::to_string(unusable) + " unusable"};
+        return {core::Verdict::good, counts};
     }
     case Policy::Kind::functional:
         return decide_functional(classes, policy.samples);
@@ -170,12 +171,12 @@ Expected<std::optional<kernel::BuildResult>> build_commit(const Context& context
 // A step whose commit does not build: skipped, with the first error line as evidence.
 Expected<void> store_build_failure(Context& context, store::BisectStep& step,
                                    const kernel::BuildResult& result) {
-    step.verdict = std::string(to_string(Verdict::skip));
+    step.verdict = core::Verdict::skip;
     std::string first = result.error_lines.substr(0, result.error_lines.find('\n'));
     // Compiler lines name files in rig's clone; the path inside the tree is what counts.
     if (auto src = first.find("/src/"); src != std::string::npos && first.front() == '/')
         first.erase(0, src + 5);
-    step.evidence = step.build_outcome + ": " + first;
+    step.evidence = std::string(core::to_string(result.outcome)) + ": " + first;
     step.id = RIG_TRY(context.db.add_bisect_step(step));
     context.steps.push_back(step);
     return {};
@@ -245,7 +246,7 @@ Expected<Decision> sample_until_decided(Context& context, const StepRequest& req
         SampleClass value = classify_sample(context.criterion, sample, policy.targets);
         std::string evidence = sample_evidence(context.criterion, sample, policy.targets);
         io.out << boot.prefix << "sample " << repetition + 1 << ": " << to_string(value) << " ("
-               << evidence << ", " << fixed(sample.total_seconds, 0) << " s)\n"
+               << evidence << ", " << util::fixed(sample.total_seconds, 0) << " s)\n"
                << std::flush;
         if (value == SampleClass::infra) {
             if (++infra_in_a_row > context.options.infra_retries) {
@@ -270,8 +271,9 @@ Expected<Measured> measure(Context& context, const StepRequest& request, const S
     CommitCell target = commit_cell(context, request.sha, request.patches, request.label);
     step.cell_id = target.cell.id;
     RIG_TRY(context.db.add_cells(context.info.run_id, {target.cell}));
-    std::string prefix = "bisect " + std::to_string(context.info.id) + ": " + request.role + " " +
-                         short_sha(request.sha) + request.label + ": ";
+    std::string prefix = "bisect " + std::to_string(context.info.id) + ": " +
+                         std::string(core::to_string(request.role)) + " " + short_sha(request.sha) +
+                         request.label + ": ";
 
     auto built = RIG_TRY(build_commit(context, target, prefix, io));
     if (!built) {
@@ -279,11 +281,11 @@ Expected<Measured> measure(Context& context, const StepRequest& request, const S
         return measured;
     }
     const kernel::BuildResult& result = *built;
-    step.build_outcome = std::string(kernel::to_string(result.outcome));
+    step.build_outcome = result.outcome;
     step.build_seconds = result.seconds;
     step.build_cached = result.cache_hit;
     io.out << prefix << "build " << build_label(step) << "\n" << std::flush;
-    if (result.outcome != kernel::BuildOutcome::ok) {
+    if (result.outcome != core::BuildOutcome::ok) {
         RIG_TRY(store_build_failure(context, step, result));
         io.out << prefix << "skip (" << step.evidence << ")\n" << std::flush;
         return measured;
@@ -298,11 +300,12 @@ Expected<Measured> measure(Context& context, const StepRequest& request, const S
         RIG_TRY(sample_until_decided(context, request, io, boot, measured, next_repetition));
     if (measured.interrupted || measured.stopped)
         return measured;
-    step.verdict = std::string(to_string(*decision.verdict));
+    step.verdict = *decision.verdict;
     step.evidence = evidence_of(context, request.policy, measured.samples, decision.reason);
     step.id = RIG_TRY(context.db.add_bisect_step(step));
     context.steps.push_back(step);
-    io.out << prefix << step.verdict << " (" << step.evidence << ")\n" << std::flush;
+    io.out << prefix << core::to_string(step.verdict) << " (" << step.evidence << ")\n"
+           << std::flush;
     return measured;
 }
 

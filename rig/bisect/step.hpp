@@ -24,13 +24,13 @@ struct Policy {
     int budget = 0;  // duration, metric: at most this many
     std::set<std::string> targets; // errors criterion
     const Calibration* calibration = nullptr;
-    Verdict calibrates = Verdict::unsure; // fixed: the endpoint being calibrated
+    core::Verdict calibrates = core::Verdict::unsure; // fixed: the endpoint being calibrated
     const MetricPlan* metric_plan = nullptr;
 };
 
 // The commit a step measures, and why.
 struct StepRequest {
-    std::string role;
+    core::StepRole role;
     std::string sha;
     const Policy& policy;
     std::vector<std::string> patches = {}; // added to the kernel's own

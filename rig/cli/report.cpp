@@ -61,7 +61,7 @@ Expected<report::RenderOptions> render_options(const ReportCommandOptions& optio
     if (!options.baseline.empty())
         render.baseline = RIG_TRY(report::parse_baseline(options.baseline));
     render.test =
-        options.test == ReportTestOption::welch ? report::Test::welch : report::Test::mann_whitney;
+        options.test == ReportTestOption::welch ? core::Test::welch : core::Test::mann_whitney;
     render.alpha = options.alpha;
     render.template_file = options.template_file;
     render.rows = split_list(options.rows);

@@ -5,6 +5,8 @@
 
 #include "report/grid.hpp"
 #include "report/metrics.hpp"
+#include "util/strings.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -103,11 +105,14 @@ std::string duration_chart(const ReportData& data) {
             "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
             "<line class=\"whisker\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
             "<circle class=\"median\" cx=\"{}\" cy=\"{}\" r=\"3\"/></g>\n",
-            short_label(i), escape_html(case_label(i)), format_seconds(d.median),
-            format_seconds(d.q1), format_seconds(d.q3), format_seconds(d.min),
-            format_seconds(d.max), d.n, number(mid - 10), number(chart.y(d.q3)), number(20),
-            number(std::max(1.0, chart.y(d.q1) - chart.y(d.q3))), number(mid),
-            number(chart.y(d.max)), number(mid), number(chart.y(d.min)), number(mid),
+            short_label(i), escape_html(case_label(i)),
+            util::format_duration(d.median, util::DurationStyle::report),
+            util::format_duration(d.q1, util::DurationStyle::report),
+            util::format_duration(d.q3, util::DurationStyle::report),
+            util::format_duration(d.min, util::DurationStyle::report),
+            util::format_duration(d.max, util::DurationStyle::report), d.n, number(mid - 10),
+            number(chart.y(d.q3)), number(20), number(std::max(1.0, chart.y(d.q1) - chart.y(d.q3))),
+            number(mid), number(chart.y(d.max)), number(mid), number(chart.y(d.min)), number(mid),
             number(chart.y(d.median)));
     }
     return frame(chart, data);
@@ -249,30 +254,8 @@ std::string signatures_html(const ReportData& data) {
 } // namespace
 
 std::string escape_html(const std::string& text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&#39;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
+    return util::escape(
+        text, {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}});
 }
 
 std::string page_title(const ReportData& data, const RenderOptions& options) {

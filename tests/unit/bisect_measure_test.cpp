@@ -11,7 +11,7 @@
 #include <sstream>
 
 using namespace rig;
-using rig::bisect::Verdict;
+using rig::core::Verdict;
 using rig::test::FakeHypervisor;
 using rig::test::GuestScript;
 using std::chrono::milliseconds;
@@ -82,7 +82,7 @@ struct Bench {
     bisect::Measured measure(vm::Hypervisor& hypervisor, std::optional<Verdict>* verdict) {
         bisect::Measured measured;
         measured.step.cell_id = target.cell.id;
-        bisect::StepRequest request{"bisect", "c0ffee0000000000", policy};
+        bisect::StepRequest request{core::StepRole::bisect, "c0ffee0000000000", policy};
         bisect::StepIo io{hypervisor, interrupted, out};
         bisect::Boot boot{target, kernel, dir.path() / "base.cpio", "step: "};
         auto decision = bisect::sample_until_decided(*context, request, io, boot, measured, 0);
