@@ -2,7 +2,7 @@
 // git bisect in rig's own bare repository, driven through proc/ with argument vectors.
 #include "bisect/git.hpp"
 
-#include "proc/process.hpp"
+#include "proc/git.hpp"
 #include "util/strings.hpp"
 
 #include <fstream>
@@ -60,14 +60,10 @@ Expected<GitBisect> GitBisect::open(const fs::path& dir, const fs::path& repo) {
 
 Expected<std::string> GitBisect::git(const std::vector<std::string>& args, bool in_repo,
                                      bool allow_failure) const {
-    std::vector<std::string> argv{"git"};
-    argv.insert(argv.end(), args.begin(), args.end());
     proc::RunOptions options;
     options.cwd = in_repo ? m_repo : m_dir;
     options.timeout = std::chrono::minutes(10);
-    // Never an editor or a pager, whatever the user's configuration says.
-    options.env = {{"GIT_EDITOR", "true"}, {"GIT_PAGER", "cat"}, {"GIT_TERMINAL_PROMPT", "0"}};
-    auto result = RIG_TRY(proc::run(argv, options));
+    auto result = RIG_TRY(proc::run_git(args, options));
     if (result.exit_code != 0 && !allow_failure)
         return fail(ErrorKind::infra,
                     "git " + util::join(args, " ") + " in " + options.cwd.string() +
@@ -117,8 +113,8 @@ Expected<GitState> GitBisect::start(const std::string& bad, const std::string& g
     return state_after(out);
 }
 
-Expected<GitState> GitBisect::mark(Verdict verdict, const std::string& sha) const {
-    std::string term = verdict == Verdict::unsure ? "skip" : std::string(to_string(verdict));
+Expected<GitState> GitBisect::mark(core::Verdict verdict, const std::string& sha) const {
+    std::string term = verdict == core::Verdict::unsure ? "skip" : std::string(to_string(verdict));
     // git exits 2 when only skipped commits are left: that is an answer, not a failure.
     auto out = RIG_TRY(git({"bisect", term, sha}, false, true));
     if (out.find("fatal:") != std::string::npos || out.find("error:") != std::string::npos)
@@ -140,7 +136,6 @@ Expected<void> GitBisect::write_revert_patch(const std::string& culprit, const s
         std::ofstream out(diff_file, std::ios::binary | std::ios::trunc);
         out << diff;
     }
-    std::vector<std::string> argv{"git", "read-tree", head};
     proc::RunOptions options;
     options.cwd = m_dir;
     options.env = {{"GIT_INDEX_FILE", index.string()},
@@ -148,12 +143,11 @@ Expected<void> GitBisect::write_revert_patch(const std::string& culprit, const s
                    {"GIT_AUTHOR_EMAIL", "rig@localhost"},
                    {"GIT_COMMITTER_NAME", "rig"},
                    {"GIT_COMMITTER_EMAIL", "rig@localhost"}};
-    auto step = [&](std::vector<std::string> args) -> Expected<std::string> {
-        args.insert(args.begin(), "git");
-        auto result = RIG_TRY(proc::run(args, options));
+    auto step = [&](const std::vector<std::string>& args) -> Expected<std::string> {
+        auto result = RIG_TRY(proc::run_git(args, options));
         if (result.exit_code != 0)
-            return fail(ErrorKind::infra,
-                        util::join(args, " ") + ": " + std::string(util::trim(result.err)));
+            return fail(ErrorKind::infra, "git " + util::join(args, " ") + ": " +
+                                              std::string(util::trim(result.err)));
         return std::string(util::trim(result.out));
     };
     RIG_TRY(step({"read-tree", head}));

@@ -51,7 +51,7 @@ public:
     // Forgets any bisect in progress and starts one between these commits.
     Expected<GitState> start(const std::string& bad, const std::string& good) const;
     // `git bisect good|bad|skip SHA`; unsure is told to git as skip.
-    Expected<GitState> mark(Verdict verdict, const std::string& sha) const;
+    Expected<GitState> mark(core::Verdict verdict, const std::string& sha) const;
     // `git bisect log`: replayable with `git bisect replay` in any clone of the repository.
     Expected<std::string> log() const;
 

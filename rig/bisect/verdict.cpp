@@ -2,8 +2,8 @@
 // Criteria, sample classes, sample counts and verdicts for rig bisect.
 #include "bisect/verdict.hpp"
 
+#include "core/significance.hpp"
 #include "core/stats.hpp"
-#include "report/significance.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -274,9 +274,7 @@ std::string sample_evidence(const Criterion& criterion, const core::Sample& samp
                             const std::set<std::string>& targets) {
     std::string outcome(core::to_string(sample.outcome));
     if (criterion.kind == CriterionKind::duration && sample.outcome == core::Outcome::ok) {
-        char buffer[32];
-        std::snprintf(buffer, sizeof buffer, "%.2f s", sample.guest_seconds);
-        return buffer;
+        return util::fixed(sample.guest_seconds, 2) + " s";
     }
     if (criterion.kind == CriterionKind::metric && sample.outcome == core::Outcome::ok) {
         auto value = measured_value(criterion, sample);
@@ -310,39 +308,22 @@ SamplePlan plan_samples(int reproduced, int total, double confidence, int cap) {
     return plan;
 }
 
-std::string_view to_string(Verdict verdict) {
-    switch (verdict) {
-    case Verdict::good:
-        return "good";
-    case Verdict::bad:
-        return "bad";
-    case Verdict::skip:
-        return "skip";
-    case Verdict::unsure:
-        return "unsure";
-    }
-    return "?";
-}
-
-std::optional<Verdict> parse_verdict(std::string_view text) {
-    for (Verdict verdict : {Verdict::good, Verdict::bad, Verdict::skip, Verdict::unsure})
-        if (to_string(verdict) == text)
-            return verdict;
-    return std::nullopt;
+core::Test difference_test(size_t a, size_t b) {
+    return a >= 8 && b >= 8 ? core::Test::mann_whitney : core::Test::welch;
 }
 
 Decision decide_functional(const std::vector<SampleClass>& samples, int needed) {
     int clean = 0;
     for (size_t i = 0; i < samples.size(); ++i) {
         if (samples[i] == SampleClass::reproduces)
-            return {Verdict::bad, "sample " + std::to_string(i + 1) + " reproduces"};
+            return {core::Verdict::bad, "sample " + std::to_string(i + 1) + " reproduces"};
         if (samples[i] == SampleClass::unusable)
-            return {Verdict::skip, "sample " + std::to_string(i + 1) +
-                                       " failed in a way the criterion does not ask about"};
+            return {core::Verdict::skip, "sample " + std::to_string(i + 1) +
+                                             " failed in a way the criterion does not ask about"};
         clean += samples[i] == SampleClass::clean;
     }
     if (clean >= needed)
-        return {Verdict::good, std::to_string(clean) + " clean samples"};
+        return {core::Verdict::good, std::to_string(clean) + " clean samples"};
     return {std::nullopt, std::to_string(clean) + " of " + std::to_string(needed) + " clean"};
 }
 
@@ -355,8 +336,7 @@ double median(const std::vector<double>& values) {
 // Two-sided p of a difference; 1 when the test is undefined (no spread on either side),
 // unless the values do not overlap at all, which no noise explains.
 double difference_p(const std::vector<double>& a, const std::vector<double>& b) {
-    auto result =
-        a.size() >= 8 && b.size() >= 8 ? report::mann_whitney_u(a, b) : report::welch_t_test(a, b);
+    auto result = core::run_test(difference_test(a.size(), b.size()), a, b);
     if (result)
         return result->p;
     auto [a_min, a_max] = std::minmax_element(a.begin(), a.end());
@@ -365,15 +345,7 @@ double difference_p(const std::vector<double>& a, const std::vector<double>& b) 
 }
 
 std::string seconds(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.2f s", value);
-    return buffer;
-}
-
-std::string p_text(double p) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.3g", p);
-    return buffer;
+    return util::fixed(value, 2) + " s";
 }
 
 // How a compared value prints: duration's timings, or a metric's values.
@@ -389,7 +361,7 @@ constexpr Units k_values{"values", number};
 Decision decide_between(const Calibration& calibration, const std::vector<double>& values,
                         int unusable, int initial, int budget, double alpha, Units units) {
     if (unusable > 0)
-        return {Verdict::skip, std::to_string(unusable) + " sample(s) failed or hung"};
+        return {core::Verdict::skip, std::to_string(unusable) + " sample(s) failed or hung"};
     if (static_cast<int>(values.size()) < std::max(2, initial))
         return {std::nullopt, std::to_string(values.size()) + " " + units.noun + " so far"};
     double m = median(values);
@@ -410,16 +382,17 @@ Decision decide_between(const Calibration& calibration, const std::vector<double
     bool short_of_bad = p_bad < alpha && (bad_median - m) * sign > 0;
     std::string why = "median " + units.format(m) + " of " + std::to_string(values.size()) + ", " +
                       std::to_string(static_cast<int>(std::lround(position * 100))) +
-                      "% of the way to bad; vs good p=" + p_text(p_good) +
-                      ", vs bad p=" + p_text(p_bad);
+                      "% of the way to bad; vs good p=" +
+                      util::format_p(p_good, util::PStyle::three_significant) +
+                      ", vs bad p=" + util::format_p(p_bad, util::PStyle::three_significant);
     // Thirds: under TCG and load a harmless commit was seen 24% of the way to bad.
     if (position >= 2.0 / 3 && (beyond_good || !short_of_bad))
-        return {Verdict::bad, why};
+        return {core::Verdict::bad, why};
     if (position <= 1.0 / 3 && (short_of_bad || !beyond_good))
-        return {Verdict::good, why};
+        return {core::Verdict::good, why};
     if (static_cast<int>(values.size()) < budget)
         return {std::nullopt, why};
-    return {Verdict::unsure, why + ": neither endpoint within the sample budget"};
+    return {core::Verdict::unsure, why + ": neither endpoint within the sample budget"};
 }
 
 } // namespace
@@ -438,14 +411,15 @@ std::optional<std::string> check_duration_endpoints(const Calibration& calibrati
     double p = difference_p(calibration.bad, calibration.good);
     std::string numbers = "median " + seconds(bad) + " at BAD vs " + seconds(good) +
                           " at GOOD (n=" + std::to_string(calibration.bad.size()) + "/" +
-                          std::to_string(calibration.good.size()) + ", p=" + p_text(p) + ")";
+                          std::to_string(calibration.good.size()) +
+                          ", p=" + util::format_p(p, util::PStyle::three_significant) + ")";
     // Two endpoints alone cannot tell a fast BAD from a slow GOOD: the message names both.
     if (bad < good * (1 + threshold))
         return "not reproducible at BAD, or already bad at GOOD: " + numbers + " is not " +
                std::to_string(static_cast<int>(std::lround(threshold * 100))) + "% slower";
     if (p >= alpha)
         return "not reproducible at BAD: " + numbers + " is not significant at alpha " +
-               p_text(alpha);
+               util::format_p(alpha, util::PStyle::three_significant);
     return std::nullopt;
 }
 
@@ -496,7 +470,8 @@ MetricPlan plan_metric(const Criterion& criterion, Calibration calibration, doub
     double p = difference_p(plan.calibration.bad, plan.calibration.good);
     std::string numbers = name + " median " + number(plan.bad.median) + " at BAD vs " +
                           number(plan.good.median) + " at GOOD (n=" + std::to_string(plan.bad.n) +
-                          "/" + std::to_string(plan.good.n) + ", p=" + p_text(p) + ")";
+                          "/" + std::to_string(plan.good.n) +
+                          ", p=" + util::format_p(p, util::PStyle::three_significant) + ")";
     // Two endpoints alone cannot tell a good BAD from a bad GOOD: the message names both.
     const std::string either = "not reproducible at BAD, or already bad at GOOD: ";
     if (gap == 0) {
@@ -517,7 +492,8 @@ MetricPlan plan_metric(const Criterion& criterion, Calibration calibration, doub
     bool separated = gap > 0 ? plan.bad.min > plan.good.max : plan.bad.max < plan.good.min;
     if (!separated && p >= alpha) {
         plan.problem = "not reproducible at BAD: " + numbers +
-                       " overlaps and is not significant at alpha " + p_text(alpha);
+                       " overlaps and is not significant at alpha " +
+                       util::format_p(alpha, util::PStyle::three_significant);
         return plan;
     }
     double spread = std::max(half_range(plan.good), half_range(plan.bad));
@@ -555,8 +531,9 @@ Decision decide_metric(const MetricPlan& plan, const std::vector<double>& values
     if (plan.rule == MetricRule::statistical)
         return decide_between(plan.calibration, values, unusable, initial, budget, alpha, k_values);
     if (unusable > 0)
-        return {Verdict::skip, std::to_string(unusable) + " sample(s) failed, hung or lack the "
-                                                          "metric"};
+        return {core::Verdict::skip, std::to_string(unusable) +
+                                         " sample(s) failed, hung or lack the "
+                                         "metric"};
     if (static_cast<int>(values.size()) < std::max(1, initial))
         return {std::nullopt, std::to_string(values.size()) + " values so far"};
     double sign = plan.bad.median < plan.good.median ? -1 : 1;
@@ -572,12 +549,12 @@ Decision decide_metric(const MetricPlan& plan, const std::vector<double>& values
                       std::to_string(static_cast<int>(std::lround(position * 100))) +
                       "% of the way to bad; midpoint " + number(plan.midpoint);
     if (toward_bad == values.size())
-        return {Verdict::bad, why};
+        return {core::Verdict::bad, why};
     if (toward_good == values.size())
-        return {Verdict::good, why};
+        return {core::Verdict::good, why};
     if (static_cast<int>(values.size()) < budget)
         return {std::nullopt, why};
-    return {Verdict::unsure, why + ": not all on one side within the sample budget"};
+    return {core::Verdict::unsure, why + ": not all on one side within the sample budget"};
 }
 
 } // namespace rig::bisect

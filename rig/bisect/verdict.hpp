@@ -5,6 +5,8 @@
 #pragma once
 
 #include "core/sample.hpp"
+#include "core/significance.hpp"
+#include "core/status.hpp"
 #include "util/error.hpp"
 
 #include <optional>
@@ -79,13 +81,9 @@ struct SamplePlan {
 };
 SamplePlan plan_samples(int reproduced, int total, double confidence, int cap = 10);
 
-enum class Verdict { good, bad, skip, unsure };
-std::string_view to_string(Verdict verdict);
-std::optional<Verdict> parse_verdict(std::string_view text);
-
 // What to do with a commit after its samples so far: a verdict, or one more sample.
 struct Decision {
-    std::optional<Verdict> verdict; // nullopt: take another sample
+    std::optional<core::Verdict> verdict; // nullopt: take another sample
     std::string reason;
 };
 
@@ -106,6 +104,8 @@ struct Calibration {
 };
 Decision decide_duration(const Calibration& calibration, const std::vector<double>& timings,
                          int unusable, int initial, int budget, double alpha = 0.05);
+// The test that compares `a` values with `b` in decide_duration and decide_metric.
+core::Test difference_test(size_t a, size_t b);
 
 // The endpoints under a duration criterion: bad must be slower than good by the
 // threshold on medians, and significantly so. An error message when not.

@@ -2,6 +2,7 @@
 // `rig bisect`: parse, then hand over to bisect/.
 #include "cli/bisect.hpp"
 
+#include "bisect/report.hpp"
 #include "kernel/artifact.hpp"
 #include "run/batch.hpp"
 #include "store/store.hpp"
@@ -27,13 +28,13 @@ bisect::Settings settings_for(const GlobalOptions& global) {
     return settings;
 }
 
-int exit_code_for(bisect::Status status) {
+int exit_code_for(core::BisectStatus status) {
     switch (status) {
-    case bisect::Status::culprit:
+    case core::BisectStatus::culprit:
         return k_exit_ok;
-    case bisect::Status::stopped:
+    case core::BisectStatus::stopped:
         return k_exit_infra;
-    case bisect::Status::interrupted:
+    case core::BisectStatus::interrupted:
         return k_exit_interrupted;
     default:
         return k_exit_failed;
@@ -47,7 +48,7 @@ int run(store::Database& db, int64_t id, const bisect::Settings& settings) {
     auto status = bisect::run_bisect(id, db, *hypervisor, settings, interrupted, std::cout);
     if (!status)
         return report_error(status.error());
-    if (*status == bisect::Status::culprit || *status == bisect::Status::unverified) {
+    if (*status == core::BisectStatus::culprit || *status == core::BisectStatus::unverified) {
         auto text = bisect::render_report(id, db, settings);
         if (!text)
             return report_error(text.error());

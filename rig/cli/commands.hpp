@@ -73,7 +73,8 @@ struct ReportCommandOptions {
     ReportTestOption test = ReportTestOption::welch;
     double alpha = 0.05;
     ReportView view = ReportView::table;
-    std::filesystem::path output; // "" = stdout
+    std::filesystem::path template_file; // --template: a user's mustache template
+    std::filesystem::path output;        // "" = stdout
 };
 int report_command(const GlobalOptions& global, const ReportCommandOptions& options);
 

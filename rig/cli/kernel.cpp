@@ -10,6 +10,7 @@
 #include "spec/spec.hpp"
 #include "store/store.hpp"
 #include "util/strings.hpp"
+#include "util/units.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -25,19 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string seconds_text(double seconds) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", seconds);
-    return text;
-}
-
-std::string elapsed_text(double seconds) {
-    int total = static_cast<int>(seconds);
-    char text[32];
-    std::snprintf(text, sizeof text, "%dm%02ds", total / 60, total % 60);
-    return text;
-}
-
 std::string bytes_text(uint64_t bytes) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
@@ -50,7 +38,8 @@ public:
     explicit BuildReporter(bool tty) : m_tty(tty) {}
     void operator()(const kernel::BuildProgress& progress) {
         std::string line =
-            "  " + kernel::progress_text(progress) + ", " + elapsed_text(progress.elapsed_seconds);
+            "  " + kernel::progress_text(progress) + ", " +
+            util::format_duration(progress.elapsed_seconds, util::DurationStyle::minutes_colon);
         if (m_tty) {
             std::cout << "\r\033[K" << line << std::flush;
             m_open = true;
@@ -128,10 +117,10 @@ int each_git_kernel(const fs::path& file, kernel::BuildSettings settings, const 
 Expected<int> configure_one(const core::Kernel&, const kernel::GitRequest& request,
                             const kernel::BuildSettings& settings) {
     auto result = RIG_TRY(kernel::configure_git(request, settings));
-    std::cout << "  " << kernel::to_string(result.outcome) << ": " << result.commit.substr(0, 12)
+    std::cout << "  " << core::to_string(result.outcome) << ": " << result.commit.substr(0, 12)
               << ", config " << result.config_hash << ", " << result.requested
               << " options requested\n";
-    if (result.outcome == kernel::BuildOutcome::ok) {
+    if (result.outcome == core::BuildOutcome::ok) {
         std::cout << "  every option set; resolved: " << result.config.string() << "\n";
         return k_exit_ok;
     }
@@ -149,18 +138,18 @@ Expected<int> build_one(store::Database& db, const core::Kernel& spec,
                   << ", nothing built; " << result.artifact->boot_image.string() << "\n";
         return k_exit_ok;
     }
-    std::cout << "  " << kernel::to_string(result.outcome) << ": " << commit << ", config "
-              << result.config_hash << ", " << seconds_text(result.seconds) << " s, log "
+    std::cout << "  " << core::to_string(result.outcome) << ": " << commit << ", config "
+              << result.config_hash << ", " << util::fixed(result.seconds, 1) << " s, log "
               << result.log.string() << "\n";
     switch (result.outcome) {
-    case kernel::BuildOutcome::ok:
+    case core::BuildOutcome::ok:
         std::cout << "  " << result.artifact->release << ": "
                   << result.artifact->boot_image.string() << "\n";
         return k_exit_ok;
-    case kernel::BuildOutcome::build_failed:
+    case core::BuildOutcome::build_failed:
         std::cout << result.error_lines << "\n";
         return k_exit_failed;
-    case kernel::BuildOutcome::config_error:
+    case core::BuildOutcome::config_error:
         std::cout << result.error_lines << "\n";
         return k_exit_usage;
     }
@@ -250,7 +239,8 @@ int list_command(store::Database& db) {
         std::string first_error = build.error_lines.substr(0, build.error_lines.find('\n'));
         table.add_row({std::to_string(build.id), build.started_at,
                        fs::path(build.repo).filename().string(), build.commit.substr(0, 12),
-                       build.config_hash, build.outcome, seconds_text(build.duration_seconds),
+                       build.config_hash, std::string(core::to_string(build.outcome)),
+                       util::fixed(build.duration_seconds, 1),
                        build.artifact_id ? std::to_string(*build.artifact_id) : "-", first_error});
     }
     std::cout << "\ngit kernel builds\n" << table.to_text();

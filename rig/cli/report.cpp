@@ -61,8 +61,9 @@ Expected<report::RenderOptions> render_options(const ReportCommandOptions& optio
     if (!options.baseline.empty())
         render.baseline = RIG_TRY(report::parse_baseline(options.baseline));
     render.test =
-        options.test == ReportTestOption::welch ? report::Test::welch : report::Test::mann_whitney;
+        options.test == ReportTestOption::welch ? core::Test::welch : core::Test::mann_whitney;
     render.alpha = options.alpha;
+    render.template_file = options.template_file;
     render.rows = split_list(options.rows);
     render.cols = split_list(options.cols);
     for (const auto& list : options.metrics)
@@ -88,8 +89,8 @@ Expected<std::string> build_report(const GlobalOptions& global,
         selection.where.emplace_back("kernel", kernel);
     for (const auto& where : options.where)
         selection.where.push_back(RIG_TRY(parse_where(where)));
-    const bool signatures =
-        render.view == report::View::errors || render.format == report::Format::html;
+    const bool signatures = render.view == report::View::errors ||
+                            render.format == report::Format::html || !render.template_file.empty();
     selection.signatures = signatures ? report::Signatures::load : report::Signatures::skip;
     selection.results_dir = global.db.parent_path().empty() ? "." : global.db.parent_path();
     selection.metrics = report::metrics_shown(render);
@@ -97,8 +98,10 @@ Expected<std::string> build_report(const GlobalOptions& global,
     auto db = RIG_TRY(store::Database::open(global.db));
     auto data = RIG_TRY(report::load(*db, selection));
     std::string out;
-    // Text and markdown say which runs they show; CSV, JSON and HTML carry it themselves.
-    if (render.format == report::Format::text || render.format == report::Format::markdown) {
+    // Text and markdown say which runs they show; CSV, JSON, HTML and a user's template
+    // carry it themselves.
+    if (render.template_file.empty() &&
+        (render.format == report::Format::text || render.format == report::Format::markdown)) {
         out += report::runs_heading(data) + "\n";
     }
     return out + RIG_TRY(report::render(data, render));
@@ -139,6 +142,9 @@ void add_report_options(CLI::App& command, ReportCommandOptions& options) {
     command.add_flag_callback(
         "--errors", [&options] { options.view = ReportView::errors; },
         "error-line signatures with counts and the first occurrence per cell");
+    command.add_option("--template", options.template_file,
+                       "FILE: render this mustache template with the report's data instead of "
+                       "--format (reports/README.md names the variables)");
     command.add_option("-o,--output", options.output, "write to FILE instead of stdout");
 }
 

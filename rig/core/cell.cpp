@@ -29,6 +29,20 @@ std::string Cell::param(const std::string& axis) const {
     return it == params.end() ? std::string() : it->second;
 }
 
+std::vector<std::string> Cell::param_pairs() const {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : params)
+        out.push_back(key + "=" + value);
+    return out;
+}
+
+std::string Cell::label() const {
+    std::string out = kernel_name + " " + config;
+    for (const std::string& pair : param_pairs())
+        out += " " + pair;
+    return out;
+}
+
 namespace {
 
 std::string config_label(const Kernel& kernel, const std::map<std::string, std::string>& params) {

@@ -26,6 +26,10 @@ struct Cell {
     std::optional<uint64_t> msize() const;
     std::string cache() const; // "" = the filesystem's default
     std::string param(const std::string& axis) const;
+    // The axis values as "key=value", in key order.
+    std::vector<std::string> param_pairs() const;
+    // What a person reads for the cell: kernel, config and the key=value pairs.
+    std::string label() const;
 };
 
 // Fills id, canonical, config and fragments from kernel, params and the scenario.

@@ -22,22 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Expected<void> write_text(const fs::path& path, const std::string& text) {
-    // Write then rename: a killed rig never leaves a half-written index entry.
-    fs::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out)
-            return fail(ErrorKind::infra, "cannot write " + temporary.string());
-    }
-    std::error_code ec;
-    fs::rename(temporary, path, ec);
-    if (ec)
-        return fail(ErrorKind::infra, "cannot rename to " + path.string() + ": " + ec.message());
-    return {};
-}
-
 Expected<proc::RunResult> run_checked(const std::vector<std::string>& argv, const fs::path& cwd,
                                       std::chrono::minutes timeout) {
     proc::RunOptions options;
@@ -89,7 +73,7 @@ Artifact load_artifact(const fs::path& dir) {
 Expected<Artifact> adopt(const fs::path& staging, Artifact artifact, const fs::path& cache) {
     artifact.image_sha256 = RIG_TRY(util::sha256_file(staging / "vmlinuz"));
     artifact.id = artifact.image_sha256.substr(0, 16);
-    RIG_TRY(write_text(staging / "meta", meta_text(artifact)));
+    RIG_TRY(util::write_file_atomically(staging / "meta", meta_text(artifact)));
     fs::path target = cache / "kernels" / artifact.id;
     std::error_code ec;
     if (fs::exists(target / "meta")) {
@@ -319,7 +303,7 @@ Expected<Artifact> fetch_debian(const std::string& name, const std::string& flav
     fs::path index = index_of(resolved.package);
     std::error_code ec;
     fs::create_directories(index.parent_path(), ec);
-    RIG_TRY(write_text(index, adopted.id + "\n"));
+    RIG_TRY(util::write_file_atomically(index, adopted.id + "\n"));
     // The kernel is in the cache now; the .deb would only double the space it takes.
     fs::remove_all(deb.parent_path(), ec);
     return adopted;
@@ -390,7 +374,7 @@ Expected<Artifact> adopt_staged(const fs::path& staging, Artifact artifact, cons
     Artifact adopted = RIG_TRY(adopt(staging, std::move(artifact), cache));
     std::error_code ec;
     fs::create_directories(index.parent_path(), ec);
-    RIG_TRY(write_text(index, adopted.id + "\n"));
+    RIG_TRY(util::write_file_atomically(index, adopted.id + "\n"));
     return adopted;
 }
 

@@ -4,6 +4,7 @@
 
 #include "kernel/config.hpp"
 #include "kernel/module.hpp"
+#include "proc/git.hpp"
 #include "proc/process.hpp"
 #include "util/file.hpp"
 #include "util/hash.hpp"
@@ -32,15 +33,6 @@ constexpr std::string_view k_recipe = "rig git kernel recipe 1";
 const std::vector<std::string> k_build_identity{
     "KBUILD_BUILD_USER=rig", "KBUILD_BUILD_HOST=rig",
     "KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970"};
-
-Expected<void> write_text(const fs::path& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out)
-        return fail(ErrorKind::infra, "cannot write " + path.string());
-    return {};
-}
 
 std::string tail(std::string_view text, size_t bytes) {
     return std::string(util::trim(text.substr(text.size() > bytes ? text.size() - bytes : 0)));
@@ -87,7 +79,8 @@ public:
         proc::RunOptions options;
         options.cwd = cwd;
         options.timeout = timeout;
-        options.env = {{"LC_ALL", "C"}, {"GIT_TERMINAL_PROMPT", "0"}};
+        // git and the kernel's own scripts alike: messages rig reads, no prompt.
+        options.env = proc::git_environment();
         auto result = RIG_TRY(proc::run(argv, options));
         log(result.out);
         log(result.err);
@@ -172,12 +165,11 @@ private:
 
 Expected<std::string> git_output(const std::vector<std::string>& args, const fs::path& repo,
                                  ErrorKind kind, const std::string& what) {
-    std::vector<std::string> argv{"git", "-C", repo.string()};
+    std::vector<std::string> argv{"-C", repo.string()};
     argv.insert(argv.end(), args.begin(), args.end());
     proc::RunOptions options;
     options.timeout = std::chrono::minutes(5);
-    options.env = {{"LC_ALL", "C"}, {"GIT_TERMINAL_PROMPT", "0"}};
-    auto result = RIG_TRY(proc::run(argv, options));
+    auto result = RIG_TRY(proc::run_git(argv, options));
     if (result.exit_code != 0)
         return fail(kind, what + (result.err.empty() ? "" : ": " + tail(result.err, 500)));
     return std::string(util::trim(result.out));
@@ -216,23 +208,10 @@ uint64_t tree_size(const fs::path& path) {
 
 } // namespace
 
+// Marks a file or folder as used now, for `rig kernel gc`.
 void touch(const fs::path& path) {
     std::error_code ec;
     fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
-}
-
-namespace {} // namespace
-
-std::string_view to_string(BuildOutcome outcome) {
-    switch (outcome) {
-    case BuildOutcome::ok:
-        return "ok";
-    case BuildOutcome::build_failed:
-        return "build-failed";
-    case BuildOutcome::config_error:
-        return "config-error";
-    }
-    return "?";
 }
 
 GitRequest git_request(const core::Kernel& kernel, const std::vector<std::string>& fragments,
@@ -355,7 +334,7 @@ Expected<Repository> open_repository(const GitRequest& request, const fs::path& 
     if (ec)
         return fail(ErrorKind::infra, "cannot create " + repo_dir.string() + ": " + ec.message());
     Repository repository{repo_dir, RIG_TRY(util::FileLock::acquire(repo_dir / "lock", waiting))};
-    RIG_TRY(write_text(repo_dir / "repo", request.repo.string() + "\n"));
+    RIG_TRY(util::write_file_atomically(repo_dir / "repo", request.repo.string() + "\n"));
     return repository;
 }
 
@@ -457,7 +436,8 @@ Expected<void> move_recorded_paths(const fs::path& folder, const std::string& fr
         if (text.find(from) == std::string::npos)
             continue;
         auto times = fs::last_write_time(path, ec);
-        RIG_TRY(write_text(path, util::replace_all(text, from, to)));
+        RIG_TRY(
+            util::write_file_atomically(path, util::replace_all(text, from, to), util::Sync::skip));
         fs::last_write_time(path, times, ec);
     }
     if (ec)
@@ -506,7 +486,8 @@ Expected<std::pair<std::vector<std::string>, ConfigValues>> configure(const fs::
         return builder.run_checked({"make", "-C", src.string(), "O=" + out.string(), target}, src);
     };
     RIG_TRY(make("tinyconfig"));
-    RIG_TRY(write_text(dot_config, merge(util::read_file(dot_config), config.values)));
+    RIG_TRY(
+        util::write_file_atomically(dot_config, merge(util::read_file(dot_config), config.values)));
     RIG_TRY(make("olddefconfig"));
     std::string final_config = util::read_file(dot_config);
     // An unchanged .config keeps its old time: make then has nothing to re-sync.
@@ -561,8 +542,8 @@ Expected<void> save_cold_build_stats(const fs::path& cache, const std::string& c
     fs::path file = cold_build_stats_file(cache, config_hash);
     std::error_code ec;
     fs::create_directories(file.parent_path(), ec);
-    return write_text(file,
-                      std::to_string(stats.objects) + " " + std::to_string(stats.seconds) + "\n");
+    return util::write_file_atomically(file, std::to_string(stats.objects) + " " +
+                                                 std::to_string(stats.seconds) + "\n");
 }
 
 Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& settings) {
@@ -600,7 +581,7 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
 
     Builder builder = start_builder(settings, request, resolved);
     result.log = builder.log_path();
-    auto finish = [&](BuildOutcome outcome, std::string error_lines) {
+    auto finish = [&](core::BuildOutcome outcome, std::string error_lines) {
         result.outcome = outcome;
         result.error_lines = std::move(error_lines);
         result.seconds = builder.elapsed();
@@ -612,14 +593,14 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
 
     auto checked_out = RIG_TRY(check_out(request, result.commit, repo_dir, builder));
     if (auto* problem = std::get_if<std::string>(&checked_out))
-        return finish(BuildOutcome::config_error, *problem);
+        return finish(core::BuildOutcome::config_error, *problem);
     const fs::path src = std::get<fs::path>(checked_out);
 
     const fs::path out = repo_dir / ("build-" + result.config_hash);
     RIG_TRY(seed_build_folder(repo_dir, out, builder));
     auto [problems, actual] = RIG_TRY(configure(src, out, resolved.config, builder));
     if (!problems.empty())
-        return finish(BuildOutcome::config_error, util::join(problems, "\n"));
+        return finish(core::BuildOutcome::config_error, util::join(problems, "\n"));
 
     bool modules = uses_modules(actual);
     builder.report(modules ? "building (with modules)" : "building");
@@ -653,7 +634,7 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
     builder.log("rig: make exited " + std::to_string(status) + ", " +
                 std::to_string(builder.objects()) + " objects");
     if (status != 0)
-        return finish(BuildOutcome::build_failed, first_errors(make_output));
+        return finish(core::BuildOutcome::build_failed, first_errors(make_output));
     if (cold)
         RIG_TRY(save_cold_build_stats(settings.cache, result.config_hash,
                                       {builder.objects(), builder.elapsed() - make_started}));
@@ -678,7 +659,7 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
         fs::remove(staging / "lib/modules" / artifact.release / "source", ec);
     }
     result.artifact = RIG_TRY(adopt_staged(staging, artifact, settings.cache, index));
-    return finish(BuildOutcome::ok, "");
+    return finish(core::BuildOutcome::ok, "");
 }
 
 Expected<ExternalBuild> build_external_module(const GitRequest& request,
@@ -694,7 +675,7 @@ Expected<ExternalBuild> build_external_module(const GitRequest& request,
     builder.log("rig: an out-of-tree module in " + module_dir.string());
     auto checked_out = RIG_TRY(check_out(request, resolved.commit, repository.dir, builder));
     if (auto* problem = std::get_if<std::string>(&checked_out)) {
-        result.outcome = BuildOutcome::config_error;
+        result.outcome = core::BuildOutcome::config_error;
         result.error_lines = *problem;
         return result;
     }
@@ -705,12 +686,12 @@ Expected<ExternalBuild> build_external_module(const GitRequest& request,
     const fs::path out = repository.dir / ("build-" + resolved.config_hash);
     auto [problems, actual] = RIG_TRY(configure(src, out, resolved.config, builder));
     if (!problems.empty()) {
-        result.outcome = BuildOutcome::config_error;
+        result.outcome = core::BuildOutcome::config_error;
         result.error_lines = util::join(problems, "\n");
         return result;
     }
     if (actual.count("CONFIG_MODULES") == 0 || actual.at("CONFIG_MODULES") != "y") {
-        result.outcome = BuildOutcome::config_error;
+        result.outcome = core::BuildOutcome::config_error;
         result.error_lines = "CONFIG_MODULES is not set in this kernel's .config";
         return result;
     }
@@ -727,13 +708,13 @@ Expected<ExternalBuild> build_external_module(const GitRequest& request,
     prepare.push_back("modules_prepare");
     auto prepared = RIG_TRY(builder.run(prepare, src));
     if (prepared.exit_code != 0) {
-        result.outcome = BuildOutcome::build_failed;
+        result.outcome = core::BuildOutcome::build_failed;
         result.error_lines = first_errors(prepared.out + "\n" + prepared.err);
         return result;
     }
     auto built = RIG_TRY(builder.run(module_make_argv(src, out, module_dir, extra), module_dir));
     if (built.exit_code != 0) {
-        result.outcome = BuildOutcome::build_failed;
+        result.outcome = core::BuildOutcome::build_failed;
         result.error_lines = first_errors(built.out + "\n" + built.err);
     }
     return result;
@@ -753,7 +734,7 @@ Expected<ConfigResult> configure_git(const GitRequest& request, const BuildSetti
     result.log = builder.log_path();
     auto checked_out = RIG_TRY(check_out(request, result.commit, repo_dir, builder));
     if (auto* problem = std::get_if<std::string>(&checked_out)) {
-        result.outcome = BuildOutcome::config_error;
+        result.outcome = core::BuildOutcome::config_error;
         result.error_lines = *problem;
         return result;
     }
@@ -762,7 +743,7 @@ Expected<ConfigResult> configure_git(const GitRequest& request, const BuildSetti
     const fs::path out = repo_dir / ("config-" + result.config_hash);
     auto [problems, actual] =
         RIG_TRY(configure(std::get<fs::path>(checked_out), out, resolved.config, builder));
-    result.outcome = problems.empty() ? BuildOutcome::ok : BuildOutcome::config_error;
+    result.outcome = problems.empty() ? core::BuildOutcome::ok : core::BuildOutcome::config_error;
     result.error_lines = util::join(problems, "\n");
     result.requested = resolved.config.values.size();
     result.config = out / ".config";
@@ -795,7 +776,7 @@ Expected<void> record_build(store::Database& db, const BuildResult& result,
     build.commit = result.commit;
     build.config_hash = result.config_hash;
     build.compiler = result.compiler;
-    build.outcome = std::string(to_string(result.outcome));
+    build.outcome = result.outcome;
     build.duration_seconds = result.seconds;
     build.log_path = result.log.string();
     build.error_lines = result.error_lines;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/scenario.hpp"
+#include "core/status.hpp"
 #include "kernel/artifact.hpp"
 #include "store/store.hpp"
 #include "util/error.hpp"
@@ -19,13 +20,6 @@
 #include <vector>
 
 namespace rig::kernel {
-
-enum class BuildOutcome {
-    ok,
-    build_failed, // make failed; error_lines holds the first compiler errors
-    config_error, // a patch did not apply or a requested option is not in the .config
-};
-std::string_view to_string(BuildOutcome outcome);
 
 struct GitRequest {
     std::filesystem::path repo; // absolute
@@ -78,7 +72,7 @@ struct BuildSettings {
 };
 
 struct BuildResult {
-    BuildOutcome outcome = BuildOutcome::ok;
+    core::BuildOutcome outcome = core::BuildOutcome::ok;
     bool cache_hit = false; // the artifact was cached: nothing ran but `git rev-parse`
     std::string repo;
     std::string commit; // the ref, resolved
@@ -104,7 +98,7 @@ struct BuildResult {
 Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& settings);
 
 struct ConfigResult {
-    BuildOutcome outcome = BuildOutcome::ok; // ok or config_error, never build_failed
+    core::BuildOutcome outcome = core::BuildOutcome::ok; // ok or config_error, never build_failed
     std::string commit;
     std::string config_hash;
     size_t requested = 0;         // options the fragments and `options:` ask for
@@ -120,7 +114,7 @@ struct ConfigResult {
 Expected<ConfigResult> configure_git(const GitRequest& request, const BuildSettings& settings);
 
 struct ExternalBuild {
-    BuildOutcome outcome = BuildOutcome::ok;
+    core::BuildOutcome outcome = core::BuildOutcome::ok;
     std::string error_lines; // the compiler's first errors, or why the tree is unfit
 };
 

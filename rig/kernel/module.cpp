@@ -221,11 +221,11 @@ Expected<ModuleBuild> module_for(const fs::path& source, const core::Kernel& ker
             status("building the module against " + kernel.name + "'s tree");
         auto result = RIG_TRY(build_external_module(git_request(kernel, fragments, scenario_dir),
                                                     settings, module_dir));
-        if (result.outcome == BuildOutcome::config_error)
+        if (result.outcome == core::BuildOutcome::config_error)
             return fail(ErrorKind::config,
                         "kernel " + kernel.name +
                             ": cannot prepare its tree for a module: " + result.error_lines);
-        if (result.outcome == BuildOutcome::build_failed) {
+        if (result.outcome == core::BuildOutcome::build_failed) {
             build = ModuleBuild{ModuleOutcome::build_failed,
                                 {},
                                 as_source(result.error_lines, module_dir, source),

@@ -63,7 +63,8 @@ Expected<Baseline> parse_baseline(const std::string& text) {
 }
 
 Expected<std::vector<Comparison>> compare(const ReportData& data, const Baseline& baseline,
-                                          Test test, double alpha, const std::string& metric) {
+                                          core::Test test, double alpha,
+                                          const std::string& metric) {
     auto keys = known_keys(data.cells);
     if (baseline.key == "cell" || std::find(keys.begin(), keys.end(), baseline.key) == keys.end())
         return fail(ErrorKind::usage, "--baseline " + baseline.key + "=" + baseline.value +
@@ -94,7 +95,7 @@ Expected<std::vector<Comparison>> compare(const ReportData& data, const Baseline
         if (!mine.values || !theirs.values)
             continue; // nothing measured: no twin to speak of
         comparison.role = Role::compared;
-        const bool by_mean = test == Test::welch;
+        const bool by_mean = test == core::Test::welch;
         comparison.change_percent =
             change_percent(by_mean ? mine.summary->mean : mine.summary->median,
                            by_mean ? theirs.summary->mean : theirs.summary->median);

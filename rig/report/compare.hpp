@@ -3,8 +3,8 @@
 // baseline's key (kernel=deb-6.1: same run, fs, msize, cache; the other kernel).
 #pragma once
 
+#include "core/significance.hpp"
 #include "report/data.hpp"
-#include "report/significance.hpp"
 #include "util/error.hpp"
 
 #include <optional>
@@ -42,8 +42,8 @@ struct Comparison {
     double gain_percent = 0;
     double change_percent = 0;
     Decision decision = Decision::too_few;
-    std::optional<TestResult> test; // set when decision is tested
-    bool significant = false;       // test->p < alpha, or exactly different
+    std::optional<core::TestResult> test; // set when decision is tested
+    bool significant = false;             // test->p < alpha, or exactly different
 };
 
 // One comparison per cell, in cell order, of the duration, or of the metric `metric` when
@@ -51,6 +51,6 @@ struct Comparison {
 // for Welch's test and the median for Mann-Whitney, so that the percentage matches what
 // was tested. An unknown key or a value no cell has is a usage error.
 Expected<std::vector<Comparison>> compare(const ReportData& data, const Baseline& baseline,
-                                          Test test, double alpha, const std::string& metric);
+                                          core::Test test, double alpha, const std::string& metric);
 
 } // namespace rig::report

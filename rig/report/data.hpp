@@ -6,6 +6,7 @@
 #include "core/cell.hpp"
 #include "core/sample.hpp"
 #include "core/stats.hpp"
+#include "core/status.hpp"
 #include "store/store.hpp"
 
 #include <cstdint>
@@ -21,7 +22,7 @@ struct RunHeader {
     int64_t id = 0;
     std::string scenario;
     std::string started_at;
-    std::string status;
+    core::RunStatus status = core::RunStatus::running;
 };
 
 // Which of the samples' metrics a report reads. Reading takes time in proportion to the

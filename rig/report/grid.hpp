@@ -26,7 +26,6 @@ Expected<Grid> results_grid(const ReportData& data, const std::vector<Comparison
 std::string case_label(size_t index);
 // "A) deb-6.1 debian 9p 512000 loose": a cell as the errors view names it.
 std::string describe_cell(const ReportData& data, size_t cell);
-std::string test_name(Test test);
 // The metric the baseline and the pivot use; "" for the duration.
 std::string compared_metric(const RenderOptions& options);
 

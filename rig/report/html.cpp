@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The self-contained HTML report with SVG charts.
+// The HTML report's parts: SVG charts and tables (the page around them is
+// reports/page.html.mustache).
 #include "report/html.hpp"
 
 #include "report/grid.hpp"
 #include "report/metrics.hpp"
 #include "util/strings.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,26 +22,6 @@ constexpr double k_left = 56;
 constexpr double k_top = 16;
 constexpr double k_plot_height = 180;
 constexpr double k_bottom = 28;
-
-const char* const k_style = R"css(
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
-table { border-collapse: collapse; margin: 0.5em 0; }
-th, td { padding: 0.2em 0.7em; border-bottom: 1px solid #ddd; text-align: left;
-         white-space: nowrap; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: pre; }
-tbody tr:nth-child(even) { background: #f6f6f6; }
-.notes { color: #555; font-size: 0.9em; }
-.charts { display: flex; flex-wrap: wrap; gap: 2em; }
-figure { margin: 0; } figcaption { font-weight: 600; margin-bottom: 0.3em; }
-svg text { font: 11px system-ui, sans-serif; fill: #333; }
-svg .axis { stroke: #888; } svg .grid { stroke: #e4e4e4; }
-svg .bar { fill: #5b8def; } svg .cpu { fill: #47a67a; } svg .errors { fill: #d9534f; }
-svg .warnings { fill: #f0ad4e; } svg .whisker { stroke: #222; stroke-width: 1.5; }
-svg .median { fill: #222; }
-pre { background: #f4f4f4; padding: 0.5em; margin: 0.3em 0 0.8em; overflow-x: auto; }
-.signature { font-family: monospace; }
-)css";
 
 std::string number(double value) {
     return fmt::format("{:.1f}", value);
@@ -123,11 +105,14 @@ std::string duration_chart(const ReportData& data) {
             "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
             "<line class=\"whisker\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
             "<circle class=\"median\" cx=\"{}\" cy=\"{}\" r=\"3\"/></g>\n",
-            short_label(i), escape_html(case_label(i)), format_seconds(d.median),
-            format_seconds(d.q1), format_seconds(d.q3), format_seconds(d.min),
-            format_seconds(d.max), d.n, number(mid - 10), number(chart.y(d.q3)), number(20),
-            number(std::max(1.0, chart.y(d.q1) - chart.y(d.q3))), number(mid),
-            number(chart.y(d.max)), number(mid), number(chart.y(d.min)), number(mid),
+            short_label(i), escape_html(case_label(i)),
+            util::format_duration(d.median, util::DurationStyle::report),
+            util::format_duration(d.q1, util::DurationStyle::report),
+            util::format_duration(d.q3, util::DurationStyle::report),
+            util::format_duration(d.min, util::DurationStyle::report),
+            util::format_duration(d.max, util::DurationStyle::report), d.n, number(mid - 10),
+            number(chart.y(d.q3)), number(20), number(std::max(1.0, chart.y(d.q1) - chart.y(d.q3))),
+            number(mid), number(chart.y(d.max)), number(mid), number(chart.y(d.min)), number(mid),
             number(chart.y(d.median)));
     }
     return frame(chart, data);
@@ -269,52 +254,23 @@ std::string signatures_html(const ReportData& data) {
 } // namespace
 
 std::string escape_html(const std::string& text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&#39;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
+    return util::escape(
+        text, {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}});
 }
 
-Expected<std::string> render_html(const ReportData& data,
-                                  const std::vector<Comparison>& comparisons,
-                                  const RenderOptions& options) {
+std::string page_title(const ReportData& data, const RenderOptions& options) {
+    if (!options.title.empty())
+        return options.title;
+    return data.runs.empty() ? "rig report" : "rig report: " + data.runs.front().scenario;
+}
+
+Expected<util::Json> html_parts(const ReportData& data, const std::vector<Comparison>& comparisons,
+                                const RenderOptions& options) {
     auto grid = RIG_TRY(results_grid(data, comparisons, options));
-    std::string title = options.title;
-    if (title.empty())
-        title = data.runs.empty() ? "rig report" : "rig report: " + data.runs.front().scenario;
-    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                      "<meta name=\"generator\" content=\"rig\">\n<title>" +
-                      escape_html(title) + "</title>\n<style>" + k_style +
-                      "</style>\n</head>\n<body>\n<h1>" + escape_html(title) + "</h1>\n";
-    out += "<p class=\"runs\">";
-    for (const std::string& line : util::split(runs_heading(data), '\n'))
-        if (!line.empty())
-            out += escape_html(line) + "<br>";
-    out += "</p>\n<h2>Charts</h2>\n<div class=\"charts\">\n" + duration_chart(data) +
-           cpu_chart(data) + errors_chart(data) + "</div>\n<h2>Results</h2>\n" + table_html(grid) +
-           metrics_html(data) + "<h2>Error lines by signature</h2>\n" + signatures_html(data) +
-           "</body>\n</html>\n";
-    return out;
+    return util::Json{{"charts", duration_chart(data) + cpu_chart(data) + errors_chart(data)},
+                      {"results", table_html(grid)},
+                      {"metrics", metrics_html(data)},
+                      {"errors", signatures_html(data)}};
 }
 
 } // namespace rig::report

@@ -4,6 +4,7 @@
 
 #include "report/metrics.hpp"
 #include "util/file.hpp"
+#include "util/strings.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -14,13 +15,6 @@
 namespace rig::report {
 
 namespace {
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-    std::string out;
-    for (const auto& item : items)
-        out += (out.empty() ? "" : separator) + item;
-    return out;
-}
 
 Expected<std::vector<store::RunInfo>> selected_runs(store::Database& db,
                                                     const std::vector<int64_t>& ids) {
@@ -49,7 +43,7 @@ Expected<void> check_keys(const std::vector<CellResult>& cells, const Selection&
     for (const auto& [key, value] : selection.where)
         if (std::find(keys.begin(), keys.end(), key) == keys.end())
             return fail(ErrorKind::usage, "unknown key '" + key + "' in " + key + "=" + value +
-                                              "; keys are " + join(keys, ", "));
+                                              "; keys are " + util::join(keys, ", "));
     for (const auto& wanted : selection.cells) {
         bool found = std::any_of(cells.begin(), cells.end(), [&](const CellResult& result) {
             return result.cell.id.rfind(wanted, 0) == 0;

@@ -5,10 +5,13 @@
 #include "report/grid.hpp"
 #include "report/html.hpp"
 #include "report/metrics.hpp"
+#include "report/template.hpp"
+#include "util/file.hpp"
 #include "util/json.hpp"
+#include "util/strings.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
@@ -56,13 +59,16 @@ std::string cache_text(const CellResult& result) {
 }
 
 std::string median_text(const CellResult& result) {
-    return result.duration.n == 0 ? "-" : format_seconds(result.duration.median);
+    return result.duration.n == 0
+               ? "-"
+               : util::format_duration(result.duration.median, util::DurationStyle::report);
 }
 
 std::string mean_sd_text(const CellResult& result) {
     if (result.duration.n < 2)
         return "-";
-    return format_seconds(result.duration.mean) + " ± " + format_seconds(result.duration.stddev);
+    return util::format_duration(result.duration.mean, util::DurationStyle::report) + " ± " +
+           util::format_duration(result.duration.stddev, util::DurationStyle::report);
 }
 
 std::string cpu_text(const CellResult& result) {
@@ -89,33 +95,19 @@ std::string outcomes_text(const CellResult& result) {
     return text.empty() ? "no samples" : text;
 }
 
-std::string p_text(double p) {
-    return p < 0.001 ? "<0.001" : fmt::format("{:.3f}", p);
-}
-
-// The 95% confidence interval of the mean, from Student's t; nothing for n < 2.
-std::optional<std::pair<double, double>> mean_ci(const core::Summary& summary) {
-    if (summary.n < 2)
-        return std::nullopt;
-    boost::math::students_t distribution(static_cast<double>(summary.n - 1));
-    double half = boost::math::quantile(boost::math::complement(distribution, 0.025)) *
-                  summary.stddev / std::sqrt(static_cast<double>(summary.n));
-    return std::make_pair(summary.mean - half, summary.mean + half);
-}
-
 std::string baseline_text(const Baseline& baseline) {
     return baseline.key + "=" + baseline.value;
 }
 
-std::string statistic_name(Test test) {
-    return test == Test::welch ? "mean" : "median";
+std::string statistic_name(core::Test test) {
+    return test == core::Test::welch ? "mean" : "median";
 }
 
 // The p column: the test's p, or why there is none.
 std::string decision_text(const Comparison& comparison) {
     switch (comparison.decision) {
     case Decision::tested:
-        return p_text(comparison.test->p);
+        return util::format_p(comparison.test->p, util::PStyle::three_decimals);
     case Decision::too_few:
         break;
     case Decision::identical:
@@ -170,7 +162,7 @@ std::vector<std::string> legend(const RenderOptions& options,
                                     metric));
     lines.push_back(fmt::format("*{0}* is significant (two-sided {1}, p < {2}), ({0}) is not; "
                                 "n<2: too few samples to test.",
-                                word, test_name(options.test), options.alpha));
+                                word, std::string(core::test_name(options.test)), options.alpha));
     const bool exact = std::any_of(comparisons.begin(), comparisons.end(), [](const Comparison& c) {
         return c.decision == Decision::identical || c.decision == Decision::exactly_different;
     });
@@ -262,13 +254,6 @@ std::vector<std::string> values_of(const CellResult& result, const std::vector<s
     return values;
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-    std::string out;
-    for (const auto& item : items)
-        out += (out.empty() ? "" : separator) + item;
-    return out;
-}
-
 struct Pivot {
     std::vector<std::vector<std::string>> row_values;
     std::vector<std::vector<std::string>> col_values;
@@ -304,7 +289,7 @@ Expected<Pivot> pivot(const ReportData& data, const RenderOptions& options) {
                     differing.push_back(key);
             return fail(ErrorKind::usage,
                         "the pivot puts cases " + case_label(*slot) + " and " + case_label(i) +
-                            " in one place; they differ in " + join(differing, ", ") +
+                            " in one place; they differ in " + util::join(differing, ", ") +
                             ": add it to --rows or --cols, or select one with --where");
         }
         slot = i;
@@ -320,7 +305,7 @@ Expected<Grid> pivot_grid(const ReportData& data, const std::vector<Comparison>&
     for (const auto& key : options.rows)
         grid.columns.push_back({key});
     for (const auto& values : table.col_values)
-        grid.columns.push_back({join(values, " "), Align::right});
+        grid.columns.push_back({util::join(values, " "), Align::right});
     for (size_t r = 0; r < table.row_values.size(); ++r) {
         std::vector<std::string> row = table.row_values[r];
         for (size_t c = 0; c < table.col_values.size(); ++c) {
@@ -345,8 +330,9 @@ Expected<Grid> pivot_grid(const ReportData& data, const std::vector<Comparison>&
         grid.rows.push_back(std::move(row));
     }
     grid.notes.push_back((metric.empty() ? "duration" : metric) + " median and n; columns " +
-                         join(options.cols, " ") +
-                         (options.rows.empty() ? "" : ", rows " + join(options.rows, " ")) + ".");
+                         util::join(options.cols, " ") +
+                         (options.rows.empty() ? "" : ", rows " + util::join(options.rows, " ")) +
+                         ".");
     auto more = legend(options, comparisons);
     grid.notes.insert(grid.notes.end(), more.begin(), more.end());
     return grid;
@@ -384,7 +370,7 @@ std::string number(double value) {
 }
 
 // What the comparison rests on: the test, or why none was needed.
-std::string method_name(const Comparison& comparison, Test test) {
+std::string method_name(const Comparison& comparison, core::Test test) {
     switch (comparison.decision) {
     case Decision::identical:
         return "identical (spread 0)";
@@ -394,7 +380,7 @@ std::string method_name(const Comparison& comparison, Test test) {
     case Decision::too_few:
         break;
     }
-    return test_name(test);
+    return std::string(core::test_name(test));
 }
 
 // Five columns per metric, sorted by name: unit, median, mean, sd and n; a cell whose
@@ -452,7 +438,7 @@ std::string csv_table(const ReportData& data, const std::vector<Comparison>& com
     for (size_t i = 0; i < data.cells.size(); ++i) {
         const CellResult& result = data.cells[i];
         const core::Summary& d = result.duration;
-        auto ci = mean_ci(d);
+        auto ci = core::mean_ci(d);
         auto measured = [&](double value) { return d.n > 0 ? number(value) : std::string(); };
         auto requested = result.cell.msize();
         std::vector<std::string> row{
@@ -484,7 +470,7 @@ std::string csv_table(const ReportData& data, const std::vector<Comparison>& com
                            {twin.substr(0, twin.size() - 1), number(c.gain_percent),
                             number(c.change_percent), method_name(c, options.test),
                             c.test ? number(c.test->statistic) : "",
-                            c.test && options.test == Test::welch ? number(c.test->df) : "",
+                            c.test && options.test == core::Test::welch ? number(c.test->df) : "",
                             c.test ? number(c.test->p) : "", c.significant ? "yes" : "no"});
             } else {
                 row.insert(row.end(),
@@ -513,7 +499,7 @@ Json summary_json(const core::Summary& s, bool with_ci) {
     out["min"] = s.min;
     out["max"] = s.max;
     if (with_ci) {
-        auto ci = mean_ci(s);
+        auto ci = core::mean_ci(s);
         out["ci95"] = ci ? Json::array({ci->first, ci->second}) : Json(nullptr);
     }
     return out;
@@ -532,7 +518,7 @@ Json runs_json(const ReportData& data) {
         runs.push_back({{"id", run.id},
                         {"scenario", run.scenario},
                         {"started_at", run.started_at},
-                        {"status", run.status},
+                        {"status", std::string(core::to_string(run.status))},
                         {"kernel_packages", packages}});
     }
     return runs;
@@ -582,7 +568,7 @@ Json metrics_json(const CellResult& result) {
     return out;
 }
 
-Json comparison_json(const ReportData& data, const Comparison& c, Test test) {
+Json comparison_json(const ReportData& data, const Comparison& c, core::Test test) {
     if (c.role == Role::baseline)
         return "base";
     if (c.role == Role::no_twin)
@@ -596,7 +582,7 @@ Json comparison_json(const ReportData& data, const Comparison& c, Test test) {
     out["test"] = method_name(c, test);
     if (c.test) {
         out["t_or_u"] = c.test->statistic;
-        if (test == Test::welch)
+        if (test == core::Test::welch)
             out["df"] = c.test->df;
         out["p"] = c.test->p;
     } else {
@@ -634,6 +620,22 @@ Json signatures_json(const ReportData& data) {
     return out;
 }
 
+Json cells_json(const ReportData& data, const std::vector<Comparison>& comparisons,
+                const RenderOptions& options) {
+    // Reports of samples without metrics read as they did before metrics existed.
+    const bool with_metrics = !metric_names(data).empty();
+    Json cells = Json::array();
+    for (size_t i = 0; i < data.cells.size(); ++i) {
+        Json cell = cell_json(data, i);
+        if (with_metrics)
+            cell["metrics"] = metrics_json(data.cells[i]);
+        if (options.baseline)
+            cell["comparison"] = comparison_json(data, comparisons[i], options.test);
+        cells.push_back(std::move(cell));
+    }
+    return cells;
+}
+
 Expected<std::string> json_report(const ReportData& data,
                                   const std::vector<Comparison>& comparisons,
                                   const RenderOptions& options) {
@@ -645,22 +647,12 @@ Expected<std::string> json_report(const ReportData& data,
     }
     if (options.baseline) {
         out["baseline"] = baseline_text(*options.baseline);
-        out["test"] = test_name(options.test);
+        out["test"] = std::string(core::test_name(options.test));
         out["alpha"] = options.alpha;
         if (!compared_metric(options).empty())
             out["compared_metric"] = compared_metric(options);
     }
-    // Reports of samples without metrics read as they did before metrics existed.
-    const bool with_metrics = !metric_names(data).empty();
-    out["cells"] = Json::array();
-    for (size_t i = 0; i < data.cells.size(); ++i) {
-        Json cell = cell_json(data, i);
-        if (with_metrics)
-            cell["metrics"] = metrics_json(data.cells[i]);
-        if (options.baseline)
-            cell["comparison"] = comparison_json(data, comparisons[i], options.test);
-        out["cells"].push_back(std::move(cell));
-    }
+    out["cells"] = cells_json(data, comparisons, options);
     if (!options.rows.empty() || !options.cols.empty()) {
         auto table = RIG_TRY(pivot(data, options));
         Json rows = Json::array();
@@ -760,6 +752,50 @@ std::string errors_csv(const ReportData& data) {
     return out;
 }
 
+// The table as text or markdown with its notes: reports/summary.txt.mustache's view.
+Json summary_view(const Grid& grid, Format format) {
+    Table table = table_of(grid);
+    return {{"table", format == Format::markdown ? table.to_markdown() : table.to_text()},
+            {"notes", grid.notes},
+            {"has_notes", !grid.notes.empty()}};
+}
+
+// The HTML page's view: reports/page.html.mustache's names.
+Expected<Json> page_view(const ReportData& data, const std::vector<Comparison>& comparisons,
+                         const RenderOptions& options) {
+    Json lines = Json::array();
+    for (const std::string& line : util::split(runs_heading(data), '\n'))
+        if (!line.empty())
+            lines.push_back(line);
+    return Json{{"title", page_title(data, options)},
+                {"runs_lines", lines},
+                {"style", builtin_template(Builtin::page_style)},
+                {"html", RIG_TRY(html_parts(data, comparisons, options))}};
+}
+
+// A user's template gets every view at once (reports/README.md lists the names): the
+// page's, the summary's as text and as markdown, and the JSON report's runs and cells.
+Expected<std::string> render_user_template(const ReportData& data,
+                                           const std::vector<Comparison>& comparisons,
+                                           const RenderOptions& options) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(options.template_file, ec))
+        return fail(ErrorKind::usage, "no template file " + options.template_file.string());
+    Json view = RIG_TRY(page_view(data, comparisons, options));
+    auto grid = RIG_TRY(results_grid(data, comparisons, options));
+    view.update(summary_view(grid, Format::text));
+    view["table_markdown"] = table_of(grid).to_markdown();
+    view["runs_heading"] = runs_heading(data);
+    view["runs"] = runs_json(data);
+    view["cells"] = cells_json(data, comparisons, options);
+    if (options.baseline) {
+        view["baseline"] = baseline_text(*options.baseline);
+        view["test"] = std::string(core::test_name(options.test));
+    }
+    return render_template(util::read_file(options.template_file), view,
+                           options.template_file.string());
+}
+
 } // namespace
 
 std::string case_label(size_t index) {
@@ -784,8 +820,8 @@ std::string describe_cell(const ReportData& data, size_t cell) {
 std::string runs_heading(const ReportData& data) {
     std::string out;
     for (const auto& run : data.runs) {
-        out += fmt::format("{}, run {} ({}, started {})\n", run.scenario, run.id, run.status,
-                           run.started_at);
+        out += fmt::format("{}, run {} ({}, started {})\n", run.scenario, run.id,
+                           core::to_string(run.status), run.started_at);
         for (const auto& used : data.kernel_packages)
             if (used.run_id == run.id)
                 out += fmt::format("  {}: {} {} ({} {})\n", used.kernel_name, used.package,
@@ -795,21 +831,8 @@ std::string runs_heading(const ReportData& data) {
     return out;
 }
 
-std::string test_name(Test test) {
-    return test == Test::welch ? "Welch's t-test" : "Mann-Whitney U";
-}
-
 std::string compared_metric(const RenderOptions& options) {
     return options.metrics.empty() ? "" : options.metrics.front();
-}
-
-std::string format_seconds(double seconds) {
-    if (seconds < 59.95) // above, "{:.1f}" would print 60.0s
-        return fmt::format("{:.1f}s", seconds);
-    long total = std::lround(seconds);
-    if (total < 3600)
-        return fmt::format("{}m {}s", total / 60, total % 60);
-    return fmt::format("{}h {}m", total / 3600, total % 3600 / 60);
 }
 
 std::string mark_gain(double gain_percent, bool significant) {
@@ -828,6 +851,8 @@ Expected<Grid> results_grid(const ReportData& data, const std::vector<Comparison
 }
 
 MetricsRead metrics_shown(const RenderOptions& options) {
+    if (!options.template_file.empty())
+        return MetricsRead::all;
     if (options.format == Format::csv || options.format == Format::json)
         return options.view == View::errors ? MetricsRead::none : MetricsRead::all;
     if (options.format == Format::html)
@@ -841,8 +866,12 @@ Expected<std::string> render(const ReportData& data, const RenderOptions& option
     if (options.baseline)
         comparisons = RIG_TRY(compare(data, *options.baseline, options.test, options.alpha,
                                       compared_metric(options)));
+    if (!options.template_file.empty())
+        return render_user_template(data, comparisons, options);
     if (options.format == Format::html)
-        return render_html(data, comparisons, options);
+        return render_template(builtin_template(Builtin::page_html),
+                               RIG_TRY(page_view(data, comparisons, options)),
+                               "reports/page.html.mustache");
     if (options.format == Format::json)
         return json_report(data, comparisons, options);
     if (options.view == View::errors)
@@ -864,13 +893,8 @@ Expected<std::string> render(const ReportData& data, const RenderOptions& option
             out += csv_line(row);
         return out;
     }
-    std::string out = options.format == Format::markdown ? table.to_markdown() : table.to_text();
-    if (!grid.notes.empty()) {
-        out += "\n";
-        for (const auto& note : grid.notes)
-            out += note + "\n";
-    }
-    return out;
+    return render_template(builtin_template(Builtin::summary_text),
+                           summary_view(grid, options.format), "reports/summary.txt.mustache");
 }
 
 } // namespace rig::report

@@ -4,11 +4,12 @@
 // page. `rig run`, `rig report` and the bisect report all print through it.
 #pragma once
 
+#include "core/significance.hpp"
 #include "report/compare.hpp"
 #include "report/data.hpp"
-#include "report/significance.hpp"
 #include "util/error.hpp"
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,7 +24,7 @@ struct RenderOptions {
     Format format = Format::text;
     View view = View::table;
     std::optional<Baseline> baseline;
-    Test test = Test::welch;
+    core::Test test = core::Test::welch;
     double alpha = 0.05;
     std::vector<std::string> rows; // pivot: keys down the side (cache, msize)
     std::vector<std::string> cols; // pivot: keys across the top (kernel)
@@ -31,6 +32,8 @@ struct RenderOptions {
     // Metrics shown (median and n) instead of the automatic 9p counter columns; the
     // baseline and the pivot use the first instead of the duration.
     std::vector<std::string> metrics;
+    // A user's mustache template rendered instead of `format` (reports/README.md).
+    std::filesystem::path template_file;
 };
 
 // The metrics a render with these options shows, so that a caller reads no others.
@@ -43,9 +46,6 @@ Expected<std::string> render(const ReportData& data, const RenderOptions& option
 // "quickstart, run 3 (finished, started ...)" per run, each followed by the Debian
 // packages its kernels resolved to: what text, markdown and HTML reports open with.
 std::string runs_heading(const ReportData& data);
-
-// "12.3s", "20m 40s": durations as a mail reader expects them.
-std::string format_seconds(double seconds);
 
 // mmtests' way of marking a gain: "(  5.12%)" when not significant, "*  5.12%*" when it is.
 std::string mark_gain(double gain_percent, bool significant);

@@ -6,14 +6,6 @@
 
 namespace rig::run {
 
-namespace {
-
-std::string format_seconds(double seconds) {
-    return util::format_duration(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
-}
-
-} // namespace
-
 Progress::Progress(std::ostream& out, bool tty, size_t total_samples)
     : m_out(out), m_tty(tty), m_total(total_samples) {}
 
@@ -25,11 +17,12 @@ std::string Progress::status_line() const {
         // Mean sample time so far, times what is left, minus what this one already took.
         double mean = m_done_seconds / static_cast<double>(m_done);
         double left = mean * static_cast<double>(m_total - m_index) - std::min(in_sample, mean);
-        eta = format_seconds(std::max(0.0, left));
+        eta = util::format_duration(std::max(0.0, left), util::DurationStyle::progress);
     }
     return "[" + std::to_string(m_index + 1) + "/" + std::to_string(m_total) + "] " + m_label +
-           ": " + m_phase + " (" + format_seconds(in_sample) + "; elapsed " +
-           format_seconds(elapsed) + ", ETA " + eta + ")";
+           ": " + m_phase + " (" + util::format_duration(in_sample, util::DurationStyle::progress) +
+           "; elapsed " + util::format_duration(elapsed, util::DurationStyle::progress) + ", ETA " +
+           eta + ")";
 }
 
 void Progress::draw() {
@@ -61,7 +54,7 @@ void Progress::end_sample(const std::string& outcome, double seconds) {
     ++m_done;
     m_done_seconds += seconds;
     note("[" + std::to_string(m_index + 1) + "/" + std::to_string(m_total) + "] " + m_label + ": " +
-         outcome + " in " + format_seconds(seconds));
+         outcome + " in " + util::format_duration(seconds, util::DurationStyle::progress));
 }
 
 void Progress::batch(size_t queued, size_t running, size_t done) {
@@ -77,10 +70,12 @@ void Progress::batch(size_t queued, size_t running, size_t done) {
     double elapsed = std::chrono::duration<double>(Clock::now() - m_run_start).count();
     std::string eta = "?";
     if (done > 0 && done <= m_total)
-        eta = format_seconds(elapsed / static_cast<double>(done) *
-                             static_cast<double>(m_total - done));
-    std::string line =
-        "slurm: " + counts + " (elapsed " + format_seconds(elapsed) + ", ETA " + eta + ")";
+        eta = util::format_duration(elapsed / static_cast<double>(done) *
+                                        static_cast<double>(m_total - done),
+                                    util::DurationStyle::progress);
+    std::string line = "slurm: " + counts + " (elapsed " +
+                       util::format_duration(elapsed, util::DurationStyle::progress) + ", ETA " +
+                       eta + ")";
     if (m_tty)
         m_out << "\r\033[K" << line << std::flush;
     else

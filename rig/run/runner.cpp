@@ -45,10 +45,6 @@ std::string cell_label(const core::Cell& cell) {
     return label;
 }
 
-std::string seconds_text(double seconds) {
-    return util::format_duration(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
-}
-
 // Git kernels are built per fragment list: cells of one kernel with other configs need
 // other artifacts.
 using KernelKey = std::pair<size_t, std::vector<std::string>>;
@@ -75,20 +71,24 @@ Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario, const co
             return;
         last_phase = status.phase;
         last_shown = status.elapsed_seconds;
-        progress.phase(label + ": " + kernel::progress_text(status) + ", " +
-                       seconds_text(status.elapsed_seconds));
+        progress.phase(
+            label + ": " + kernel::progress_text(status) + ", " +
+            util::format_duration(status.elapsed_seconds, util::DurationStyle::progress));
     };
     fs::path scenario_dir = fs::absolute(scenario.file).parent_path();
     auto result =
         RIG_TRY(kernel::build_git(kernel::git_request(spec, cell.fragments, scenario_dir), build));
     RIG_TRY(kernel::record_build(db, result, spec.name));
-    if (result.outcome != kernel::BuildOutcome::ok)
+    if (result.outcome != core::BuildOutcome::ok)
         return fail(ErrorKind::config, label + " at " + result.commit.substr(0, 12) + ": " +
-                                           std::string(kernel::to_string(result.outcome)) + "\n" +
+                                           std::string(core::to_string(result.outcome)) + "\n" +
                                            result.error_lines + "\n(log: " + result.log.string() +
                                            ")");
     progress.note(label + ": " + result.commit.substr(0, 12) +
-                  (result.cache_hit ? ", cached" : ", built in " + seconds_text(result.seconds)));
+                  (result.cache_hit
+                       ? ", cached"
+                       : ", built in " +
+                             util::format_duration(result.seconds, util::DurationStyle::progress)));
     return std::move(*result.artifact);
 }
 
@@ -264,7 +264,7 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
             if (auto up = hosts[h].hypervisor->reachable(); !up)
                 return {JobEnd::host_lost, up.error().message};
         note(std::string(core::to_string(sample.outcome)) + " in " +
-             seconds_text(sample.total_seconds));
+             util::format_duration(sample.total_seconds, util::DurationStyle::progress));
         std::lock_guard lock(mutex);
         if (failure)
             return {};
@@ -292,7 +292,7 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
     };
     auto on_lost = [&](size_t h, const std::string& why) {
         std::lock_guard lock(mutex);
-        records[h].status = "dropped";
+        records[h].status = core::HostStatus::dropped;
         records[h].reason = why;
         state.progress.note("host " + hosts[h].name + " dropped out (" + why +
                             "); its sample goes to another host");
@@ -504,7 +504,8 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
             ++summary.samples_not_ok;
     }
     summary.interrupted = interrupted;
-    RIG_TRY(db.finish_run(run_id, interrupted ? "interrupted" : "finished"));
+    RIG_TRY(db.finish_run(run_id,
+                          interrupted ? core::RunStatus::interrupted : core::RunStatus::finished));
     return summary;
 }
 

@@ -31,10 +31,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr auto k_poll = std::chrono::milliseconds(50);
-// After the agent's last record the guest only has to power off.
-constexpr auto k_poweroff_grace = std::chrono::seconds(30);
-
 std::string utc_now() {
     std::time_t now = std::time(nullptr);
     char text[32];
@@ -269,8 +265,10 @@ Expected<void> prepare_share(const core::Workload& workload, const fs::path& sha
     return date_back(share);
 }
 
-SampleRun run_sample(const SampleContext& context) {
-    const core::Scenario& scenario = context.scenario;
+namespace {
+
+// The sample's identity and the mount rig asks for, before anything runs.
+core::Sample new_sample(const SampleContext& context) {
     core::Sample sample;
     sample.cell_id = context.cell.id;
     sample.repetition = context.repetition;
@@ -287,42 +285,12 @@ SampleRun run_sample(const SampleContext& context) {
             words.push_back(std::move(arg));
         sample.mount_requested = util::join(words, " ");
     }
-    auto phase = [&](const std::string& name) {
-        if (context.on_phase)
-            context.on_phase(name);
-    };
-    core::SampleFacts facts;
-    std::error_code ec;
-    fs::remove_all(context.dir, ec);
-    fs::create_directories(context.dir, ec);
-    SpaceWatch space(context.dir);
-    auto infra = [&](const std::string& why) {
-        space.look(); // a write of rig's that failed may be why
-        facts.out_of_space = space.full();
-        facts.start_failed = true;
-        sample.outcome = core::classify(facts);
-        sample.evidence = why;
-        return settle(std::move(sample), space, context.dir);
-    };
+    return sample;
+}
 
-    if (context.module && context.module->outcome == kernel::ModuleOutcome::build_failed) {
-        // Data about the cell, like a failed compile in a guest: the compiler's lines.
-        sample.outcome = core::Outcome::build_failed;
-        sample.evidence = "the module does not compile against kernel " + context.kernel.release +
-                          ":\n" + context.module->error_lines + "\n";
-        for (const std::string& line : util::split(context.module->error_lines, '\n'))
-            if (!line.empty())
-                sample.lines.push_back(
-                    {core::Severity::error, "build", line, core::signature_of(line)});
-        sample.error_count = static_cast<int>(sample.lines.size());
-        return {std::move(sample), std::nullopt};
-    }
-
-    fs::path share = context.dir / "share";
-    phase("preparing workload");
-    if (auto prepared = prepare_share(scenario.workload, share); !prepared)
-        return infra(prepared.error().message);
-
+// What the guest agent is told to run, in the sample's own initramfs.
+Expected<guest::Job> make_job(const SampleContext& context) {
+    const core::Scenario& scenario = context.scenario;
     guest::Job job;
     job.run_label = context.cell.id + "-" + std::to_string(context.repetition);
     job.fs = context.cell.fs();
@@ -340,20 +308,30 @@ SampleRun run_sample(const SampleContext& context) {
         job.module_params = scenario.workload.module_params;
     }
     if (job.fs == core::Fs::fuse) {
-        auto daemon = guest::find_fuse_daemon();
-        if (!daemon)
-            return infra(daemon.error().message);
-        job.fuse_daemon = *daemon;
+        job.fuse_daemon = RIG_TRY(guest::find_fuse_daemon());
         job.fuse_args = guest::fuse_arguments(context.cell);
     }
-    auto job_cpio = guest::job_archive(job);
-    if (!job_cpio)
-        return infra(job_cpio.error().message);
-    fs::path initrd = context.dir / "initrd.cpio";
-    if (auto written = guest::write_sample_initrd(context.base_initrd, *job_cpio, initrd); !written)
-        return infra(written.error().message);
+    return job;
+}
 
+Expected<fs::path> write_initrd(const SampleContext& context, const guest::Job& job) {
+    std::string job_cpio = RIG_TRY(guest::job_archive(job));
+    fs::path initrd = context.dir / "initrd.cpio";
+    RIG_TRY(guest::write_sample_initrd(context.base_initrd, job_cpio, initrd));
+    return initrd;
+}
+
+// The guest to boot, and where the host will count its requests.
+struct Launch {
     vm::GuestSpec spec;
+    CountSources counted;
+};
+
+Launch launch_for(const SampleContext& context, const guest::Job& job, const fs::path& initrd,
+                  const fs::path& share) {
+    const core::Scenario& scenario = context.scenario;
+    Launch launch;
+    vm::GuestSpec& spec = launch.spec;
     spec.name = "rig-" + job.run_label;
     spec.kernel = context.kernel.boot_image;
     spec.initrd = initrd;
@@ -372,138 +350,284 @@ SampleRun run_sample(const SampleContext& context) {
     vm::Share work;
     work.tag = guest::k_work_tag;
     work.path = share;
-    CountSources counted;
     if (context.cell.fs() == core::Fs::virtiofs) {
         work.kind = vm::ShareKind::virtiofs;
         work.virtiofs_cache = context.cell.cache().empty() ? "auto" : context.cell.cache();
         work.log_requests = scenario.guest.count_9p && context.hypervisor.logs_virtiofs_requests();
         if (work.log_requests)
-            counted.virtiofsd_log = vm::virtiofsd_log(context.dir, work.tag);
+            launch.counted.virtiofsd_log = vm::virtiofsd_log(context.dir, work.tag);
     }
     spec.shares.push_back(work);
     if (scenario.guest.count_9p) {
         spec.protocol_trace = context.dir / "9p.trace";
-        counted.trace = spec.protocol_trace;
+        launch.counted.trace = spec.protocol_trace;
         fs::path marks = context.dir / "marks";
+        std::error_code ec;
         fs::create_directories(marks, ec);
         spec.shares.push_back({vm::ShareKind::v9p, guest::k_mark_tag, marks, true, "none", ""});
     }
+    return launch;
+}
 
-    if (job.scratch) {
-        spec.scratch_disk = context.dir / "scratch.img";
-        if (auto made = make_scratch_disk(spec.scratch_disk, scenario.guest.scratch_bytes); !made)
-            return infra(made.error().message);
+// Why rig stops watching a guest. The checks run in this order, so when several hold at
+// one poll the first names the stop; core::classify then ranks the facts a stop records
+// (a panic seen on the console wins over the timeout it caused).
+enum class Stop {
+    vm_exited,        // the guest powered off, or QEMU ended
+    interrupted,      // Ctrl-C or SIGTERM reached rig
+    helper_failed,    // virtiofsd died before the agent was done: infra error
+    panicked,         // "Kernel panic" printed, then quiet for pacing.panic_quiet
+    boot_timeout,     // no workload start within timeouts.boot
+    workload_timeout, // no workload end within timeouts.workload of its start
+    silence,          // nothing on console or channel for timeouts.silence
+    poweroff_overdue, // everything reported, but the guest will not power off
+    out_of_space,     // the sample's folder filled: nothing after can be trusted
+};
+
+// One booted guest, watched until a Stop: its console and channel read as they grow,
+// its milestones marked with CPU figures.
+class Watch final {
+public:
+    Watch(const SampleContext& context, const Pacing& pacing, const vm::GuestSpec& spec,
+          vm::Vm& guest, SpaceWatch& space, Clock::time_point launched)
+        : m_context(context), m_pacing(pacing), m_guest(guest), m_space(space),
+          m_console(spec.console_log), m_channel(spec.channel_log),
+          m_output(context.module ? WorkloadOutput::kernel_log : WorkloadOutput::text),
+          m_launched(launched), m_last_output(launched) {}
+
+    // Polls the guest until it has to stop, and records why in facts and note.
+    void until_stop(core::SampleFacts& facts, std::string& note) {
+        while (true) {
+            take_in(1 << 20);
+            if (auto stop = stop_reason(facts)) {
+                record(*stop, facts, note);
+                return;
+            }
+            if (m_context.on_tick)
+                m_context.on_tick();
+            std::this_thread::sleep_for(m_pacing.poll);
+        }
     }
 
-    space.look();
-    if (space.full())
-        return infra("the guest was not booted");
-    phase("booting");
-    Clock::time_point launched = Clock::now();
-    auto started = context.hypervisor.start(spec);
-    if (!started)
-        return infra(started.error().message);
-    std::unique_ptr<vm::Vm> guest = std::move(*started);
+    // What the guest wrote after the last poll still counts.
+    void take_rest() { take_in(8 << 20); }
 
-    FileFollower console_file(spec.console_log), channel_file(spec.channel_log);
-    GuestOutput output(context.module ? WorkloadOutput::kernel_log : WorkloadOutput::text);
-    const guest::AgentReport& report = output.report();
-    std::optional<CpuMark> start_mark, end_mark;
-    Clock::time_point last_output = launched;
-    std::optional<Clock::time_point> done_at;
-    std::string note;
+    const GuestOutput& output() const { return m_output; }
+    Clock::time_point launched() const { return m_launched; }
+    const std::optional<CpuMark>& start_mark() const { return m_start_mark; }
+    const std::optional<CpuMark>& end_mark() const { return m_end_mark; }
 
-    while (true) {
-        std::string console_bytes = console_file.read_new();
-        std::string channel_bytes = channel_file.read_new();
+private:
+    void phase(const std::string& name) const {
+        if (m_context.on_phase)
+            m_context.on_phase(name);
+    }
+
+    void take_in(size_t limit) {
+        std::string console_bytes = m_console.read_new(limit);
+        std::string channel_bytes = m_channel.read_new(limit);
         if (!console_bytes.empty() || !channel_bytes.empty())
-            last_output = Clock::now();
-        output.add_console(console_bytes);
-        ChannelNews news = output.add_channel(channel_bytes);
+            m_last_output = Clock::now();
+        m_output.add_console(console_bytes);
+        ChannelNews news = m_output.add_channel(channel_bytes);
         if (news.started) {
-            start_mark = mark(*guest);
+            m_start_mark = mark(m_guest);
             phase("running workload");
         }
         if (news.ended) {
-            end_mark = mark(*guest);
+            m_end_mark = mark(m_guest);
             phase("collecting");
         }
         if (news.done)
-            done_at = Clock::now();
+            m_done_at = Clock::now();
+    }
 
+    // The one place that orders the stops (see Stop). The VM's exit status is a fact
+    // whichever way the guest ended, so it is kept here.
+    std::optional<Stop> stop_reason(core::SampleFacts& facts) {
+        const guest::AgentReport& report = m_output.report();
+        const core::Timeouts& timeouts = m_context.scenario.timeouts;
         Clock::time_point now = Clock::now();
-        if (auto status = guest->poll()) {
-            facts.vm_exit = *status;
-            break;
-        }
-        if (context.interrupted) {
-            facts.interrupted = true;
-            note = "rig was interrupted during this sample\n";
-            break;
-        }
+        if ((facts.vm_exit = m_guest.poll()))
+            return Stop::vm_exited;
+        if (m_context.interrupted)
+            return Stop::interrupted;
         // virtiofsd leaves when the guest resets its device at poweroff; only a death
         // before the agent is done is a failure.
-        if (auto failure = report.done ? std::nullopt : guest->helper_failure()) {
-            facts.helper_failed = true;
-            note = *failure + "\n";
-            break;
-        }
-        if (output.panic_on_console() && seconds_between(last_output, now) > 5)
-            break; // a panicked guest without pvpanic would sit here forever
+        if (!report.done && (m_helper_failure = m_guest.helper_failure()))
+            return Stop::helper_failed;
+        if (m_output.panic_on_console() && now - m_last_output > m_pacing.panic_quiet)
+            return Stop::panicked;
         // A setup failure powers the guest off by itself; only silence waits on it.
-        if (!report.start_ns && !report.setup_error && now - launched > scenario.timeouts.boot) {
+        if (!report.start_ns && !report.setup_error && now - m_launched > timeouts.boot)
+            return Stop::boot_timeout;
+        if (m_start_mark && !report.end_ns && now - m_start_mark->at > timeouts.workload)
+            return Stop::workload_timeout;
+        if (now - m_last_output > timeouts.silence)
+            return Stop::silence;
+        if (m_done_at && now - *m_done_at > m_pacing.poweroff_grace)
+            return Stop::poweroff_overdue;
+        m_space.look();
+        if (m_space.full())
+            return Stop::out_of_space;
+        return std::nullopt;
+    }
+
+    void record(Stop stop, core::SampleFacts& facts, std::string& note) const {
+        const core::Timeouts& timeouts = m_context.scenario.timeouts;
+        switch (stop) {
+        case Stop::interrupted:
+            facts.interrupted = true;
+            note = "rig was interrupted during this sample\n";
+            return;
+        case Stop::helper_failed:
+            facts.helper_failed = true;
+            note = m_helper_failure.value_or("") + "\n";
+            return;
+        case Stop::boot_timeout:
             facts.boot_timed_out = true;
-            note =
-                "no workload start within " + whole_seconds(scenario.timeouts.boot) + " of boot\n";
-            break;
-        }
-        if (start_mark && !report.end_ns && now - start_mark->at > scenario.timeouts.workload) {
+            note = "no workload start within " + whole_seconds(timeouts.boot) + " of boot\n";
+            return;
+        case Stop::workload_timeout:
             facts.workload_timed_out = true;
             note = "the workload did not end within its timeout\n";
-            break;
-        }
-        if (now - last_output > scenario.timeouts.silence) {
+            return;
+        case Stop::silence:
             facts.silent = true;
-            note = "no output on console or result channel for " +
-                   whole_seconds(scenario.timeouts.silence) + "\n";
-            break;
+            note = "no output on console or result channel for " + whole_seconds(timeouts.silence) +
+                   "\n";
+            return;
+        // The output (a panic), the exit status and the space watch say the rest.
+        case Stop::vm_exited:
+        case Stop::panicked:
+        case Stop::poweroff_overdue:
+        case Stop::out_of_space:
+            return;
         }
-        if (done_at && now - *done_at > k_poweroff_grace)
-            break; // everything is reported; a guest that will not power off is not data
-        space.look();
-        if (space.full())
-            break; // nothing the guest does from here on can be trusted or even logged
-        if (context.on_tick)
-            context.on_tick();
-        std::this_thread::sleep_for(k_poll);
     }
-    guest->destroy();
-    // What the guest wrote after the last poll still counts.
-    output.add_console(console_file.read_new(8 << 20));
-    output.add_channel(channel_file.read_new(8 << 20));
+
+    const SampleContext& m_context;
+    const Pacing& m_pacing;
+    vm::Vm& m_guest;
+    SpaceWatch& m_space;
+    FileFollower m_console;
+    FileFollower m_channel;
+    GuestOutput m_output;
+    Clock::time_point m_launched;
+    Clock::time_point m_last_output;
+    std::optional<CpuMark> m_start_mark;
+    std::optional<CpuMark> m_end_mark;
+    std::optional<Clock::time_point> m_done_at;
+    std::optional<std::string> m_helper_failure;
+};
+
+// The workload window's host figures, from the CPU marks at its start and end.
+void add_cpu_figures(core::Sample& sample, const Watch& watch) {
+    if (!watch.start_mark() || !watch.end_mark())
+        return;
+    const CpuMark& start = *watch.start_mark();
+    const CpuMark& end = *watch.end_mark();
+    sample.wall_seconds = seconds_between(start.at, end.at);
+    sample.qemu_cpu_seconds = end.vm.vm_seconds - start.vm.vm_seconds;
+    sample.helper_cpu_seconds = end.vm.helper_seconds - start.vm.helper_seconds;
+    sample.host_cpu_seconds = end.host.busy_seconds - start.host.busy_seconds;
+    double total = end.host.total_seconds - start.host.total_seconds;
+    sample.host_cpu_percent = total > 0 ? 100.0 * sample.host_cpu_seconds / total : 0;
+}
+
+// Everything before the boot: the share, the job's initramfs and the guest's description.
+Expected<Launch> prepare_launch(const SampleContext& context, const fs::path& share) {
+    if (context.on_phase)
+        context.on_phase("preparing workload");
+    RIG_TRY(prepare_share(context.scenario.workload, share));
+    guest::Job job = RIG_TRY(make_job(context));
+    fs::path initrd = RIG_TRY(write_initrd(context, job));
+    Launch launch = launch_for(context, job, initrd, share);
+    if (job.scratch) {
+        launch.spec.scratch_disk = context.dir / "scratch.img";
+        RIG_TRY(make_scratch_disk(launch.spec.scratch_disk, context.scenario.guest.scratch_bytes));
+    }
+    return launch;
+}
+
+// Watches a booted guest to its stop, then turns what it said into the sample.
+void watch_guest(const SampleContext& context, const Pacing& pacing, const Launch& launch,
+                 vm::Vm& guest, Clock::time_point launched, SpaceWatch& space,
+                 core::Sample& sample) {
+    core::SampleFacts facts;
+    std::string note;
+    Watch watch(context, pacing, launch.spec, guest, space, launched);
+    watch.until_stop(facts, note);
+    guest.destroy();
+    watch.take_rest();
     Clock::time_point finished = Clock::now();
 
+    const GuestOutput& output = watch.output();
     output.describe(context.cell.fs(), facts, sample);
     space.look();
     facts.out_of_space = space.full();
     sample.outcome = core::classify(facts);
-    add_host_metrics(sample, report, counted, note);
-    sample.total_seconds = seconds_between(launched, finished);
-    if (start_mark && end_mark) {
-        sample.wall_seconds = seconds_between(start_mark->at, end_mark->at);
-        sample.qemu_cpu_seconds = end_mark->vm.vm_seconds - start_mark->vm.vm_seconds;
-        sample.helper_cpu_seconds = end_mark->vm.helper_seconds - start_mark->vm.helper_seconds;
-        sample.host_cpu_seconds = end_mark->host.busy_seconds - start_mark->host.busy_seconds;
-        double total = end_mark->host.total_seconds - start_mark->host.total_seconds;
-        sample.host_cpu_percent = total > 0 ? 100.0 * sample.host_cpu_seconds / total : 0;
-    }
+    add_host_metrics(sample, output.report(), launch.counted, note);
+    sample.total_seconds = seconds_between(watch.launched(), finished);
+    add_cpu_figures(sample, watch);
     if (sample.outcome == core::Outcome::infra_error)
         note += helper_logs(context.dir);
     note += output.channel_note();
-    sample.evidence = evidence_for(sample.outcome, report, output.console_tail(), note);
+    sample.evidence = evidence_for(sample.outcome, output.report(), output.console_tail(), note);
+}
+
+// A module that does not compile against the cell's kernel is data about the cell, like a
+// failed compile in a guest: the compiler's lines are its evidence, and no guest boots.
+SampleRun module_build_failed(const SampleContext& context, core::Sample sample) {
+    sample.outcome = core::Outcome::build_failed;
+    sample.evidence = "the module does not compile against kernel " + context.kernel.release +
+                      ":\n" + context.module->error_lines + "\n";
+    for (const std::string& line : util::split(context.module->error_lines, '\n'))
+        if (!line.empty())
+            sample.lines.push_back(
+                {core::Severity::error, "build", line, core::signature_of(line)});
+    sample.error_count = static_cast<int>(sample.lines.size());
+    return {std::move(sample), std::nullopt};
+}
+
+} // namespace
+
+SampleRun run_sample(const SampleContext& context, const Pacing& pacing) {
+    core::Sample sample = new_sample(context);
+    if (context.module && context.module->outcome == kernel::ModuleOutcome::build_failed)
+        return module_build_failed(context, std::move(sample));
+    std::error_code ec;
+    fs::remove_all(context.dir, ec);
+    fs::create_directories(context.dir, ec);
+    SpaceWatch space(context.dir);
+    // A guest that never ran: its outcome is infra-error, and why is its evidence.
+    auto infra = [&](const std::string& why) {
+        space.look(); // a write of rig's that failed may be why
+        core::SampleFacts facts;
+        facts.out_of_space = space.full();
+        facts.start_failed = true;
+        sample.outcome = core::classify(facts);
+        sample.evidence = why;
+        return settle(std::move(sample), space, context.dir);
+    };
+
+    fs::path share = context.dir / "share";
+    auto launch = prepare_launch(context, share);
+    if (!launch)
+        return infra(launch.error().message);
+    space.look();
+    if (space.full())
+        return infra("the guest was not booted");
+    if (context.on_phase)
+        context.on_phase("booting");
+    Clock::time_point launched = Clock::now();
+    auto started = context.hypervisor.start(launch->spec);
+    if (!started)
+        return infra(started.error().message);
+    watch_guest(context, pacing, *launch, **started, launched, space, sample);
     fs::remove_all(share, ec);
-    if (!spec.scratch_disk.empty())
-        fs::remove(spec.scratch_disk, ec);
+    if (!launch->spec.scratch_disk.empty())
+        fs::remove(launch->spec.scratch_disk, ec);
     return settle(std::move(sample), space, context.dir);
 }
 

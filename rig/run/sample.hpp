@@ -11,6 +11,7 @@
 #include "vm/hypervisor.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -49,7 +50,17 @@ struct SampleRun {
     std::optional<std::string> out_of_space;
 };
 
-SampleRun run_sample(const SampleContext& context);
+// How often a sample's guest is looked at, and how long rig waits on a guest that has
+// nothing more to say. The defaults are for real guests; tests shorten them.
+struct Pacing {
+    std::chrono::milliseconds poll{50};
+    // A panicked guest without pvpanic never exits: rig stops it once it is this quiet.
+    std::chrono::milliseconds panic_quiet{std::chrono::seconds(5)};
+    // After the agent's last record the guest only has to power off.
+    std::chrono::milliseconds poweroff_grace{std::chrono::seconds(30)};
+};
+
+SampleRun run_sample(const SampleContext& context, const Pacing& pacing = {});
 
 // The kernel command line every rig guest boots with.
 std::string guest_cmdline();

@@ -26,9 +26,7 @@ constexpr int k_job_format = 1;
 constexpr int k_record_format = 1;
 
 Expected<void> write_json(const fs::path& path, const json& value) {
-    if (auto written = util::write_file_atomically(path, value.dump(1)); !written)
-        return fail(ErrorKind::infra, written.error());
-    return {};
+    return util::write_file_atomically(path, value.dump(1));
 }
 
 // The file's JSON, or an infra error naming it: a file the coordinator wrote (or a worker

@@ -6,6 +6,7 @@
 #include "core/cell.hpp"
 #include "core/sample.hpp"
 #include "core/scenario.hpp"
+#include "core/status.hpp"
 #include "util/error.hpp"
 
 #include <atomic>
@@ -32,7 +33,7 @@ struct RunInfo {
     std::string rig_version;
     std::string started_at;  // ISO 8601 UTC
     std::string finished_at; // empty while the run is open or was killed
-    std::string status;      // running, finished, interrupted
+    core::RunStatus status = core::RunStatus::running;
 };
 
 // A kernel image rig built or fetched, keyed by everything that determines its bytes.
@@ -103,7 +104,7 @@ struct KernelBuild {
     std::string commit;
     std::string config_hash;
     std::string compiler;
-    std::string outcome; // ok, build-failed, config-error
+    core::BuildOutcome outcome = core::BuildOutcome::ok;
     double duration_seconds = 0;
     std::string log_path;
     std::string error_lines;            // the first compiler errors, or what was wrong
@@ -115,7 +116,7 @@ struct KernelBuild {
 // it stored.
 struct RunHost {
     std::string uri;
-    std::string status = "up";
+    core::HostStatus status = core::HostStatus::up;
     std::string reason;
     int64_t samples = 0;
     std::string changed_at; // ISO 8601 UTC
@@ -131,10 +132,10 @@ struct BisectInfo {
     std::string good;    // full commit ids
     std::string bad;
     std::string criterion; // as given: errors, signature:REGEX, duration:+10%
-    std::string status;    // "" = running
-    std::string state;     // the bisect's settings as key=value lines, owned by bisect/
-    std::string culprit;   // "" until found
-    std::string message;   // why it stopped, when it stopped without a culprit
+    core::BisectStatus status = core::BisectStatus::running;
+    std::string state;   // the bisect's settings as key=value lines, owned by bisect/
+    std::string culprit; // "" until found
+    std::string message; // why it stopped, when it stopped without a culprit
     std::string created_at;
     std::string updated_at;
 };
@@ -143,14 +144,14 @@ struct BisectInfo {
 struct BisectStep {
     int64_t id = 0;
     int64_t bisect_id = 0;
-    std::string role; // bad-endpoint, good-endpoint, bisect, verify-culprit, verify-parent, ...
+    core::StepRole role = core::StepRole::bisect;
     std::string commit;
-    std::string cell_id;       // the commit's cell in the bisect's run
-    std::string build_outcome; // ok, build-failed, config-error
-    double build_seconds = 0;  // 0 for a cache hit
+    std::string cell_id;                             // the commit's cell in the bisect's run
+    std::optional<core::BuildOutcome> build_outcome; // none: no build recorded (older rows)
+    double build_seconds = 0;                        // 0 for a cache hit
     bool build_cached = false;
     std::vector<int64_t> samples; // samples.id, in order
-    std::string verdict;          // good, bad, skip, unsure
+    core::Verdict verdict = core::Verdict::unsure;
     std::string evidence;
     std::string created_at;
 };
@@ -191,10 +192,10 @@ public:
     // "wal" once open() succeeded; lets tests and `rig doctor` check it.
     Expected<std::string> journal_mode();
 
-    // An empty started_at, host_facts or status becomes now, "{}" or "running".
+    // An empty started_at or host_facts becomes now or "{}".
     Expected<int64_t> begin_run(const RunInfo& run);
     // Sets the status and stamps finished_at; an unknown run is an error.
-    Expected<void> finish_run(int64_t run_id, const std::string& status);
+    Expected<void> finish_run(int64_t run_id, core::RunStatus status);
     Expected<std::optional<RunInfo>> run(int64_t run_id);
     // The newest run that did not finish, optionally of one scenario hash.
     Expected<std::optional<RunInfo>> last_unfinished_run(const std::string& scenario_hash = "");
@@ -251,10 +252,9 @@ public:
 
     // Bisects. A step is stored once its verdict is known, in one statement, so a killed
     // bisect has every finished step and the samples of the one in flight.
-    // An empty status becomes "running".
     Expected<int64_t> begin_bisect(const BisectInfo& bisect);
     // Sets status, culprit and message, and stamps updated_at; an unknown id is an error.
-    Expected<void> finish_bisect(int64_t bisect_id, const std::string& status,
+    Expected<void> finish_bisect(int64_t bisect_id, core::BisectStatus status,
                                  const std::string& culprit, const std::string& message);
     Expected<std::optional<BisectInfo>> bisect(int64_t bisect_id);
     // Every bisect, oldest first.

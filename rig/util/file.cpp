@@ -18,14 +18,14 @@ std::string read_file(const std::filesystem::path& path) {
     return out.str();
 }
 
-tl::expected<void, std::string> write_file_atomically(const std::filesystem::path& path,
-                                                      std::string_view text) {
+Expected<void> write_file_atomically(const std::filesystem::path& path, std::string_view text,
+                                     Sync sync) {
     std::filesystem::path temporary = path.string() + ".tmp." + std::to_string(::getpid());
     auto failed = [&](const char* what) {
         std::string message =
             "cannot " + std::string(what) + " " + temporary.string() + ": " + std::strerror(errno);
         ::unlink(temporary.c_str());
-        return tl::unexpected(message);
+        return fail(ErrorKind::infra, message);
     };
     int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
@@ -41,7 +41,7 @@ tl::expected<void, std::string> write_file_atomically(const std::filesystem::pat
         done += static_cast<size_t>(wrote);
     }
     // On shared storage the rename must not reach another node before the bytes do.
-    if (::fsync(fd) != 0) {
+    if (sync == Sync::to_disk && ::fsync(fd) != 0) {
         ::close(fd);
         return failed("sync");
     }

@@ -18,4 +18,10 @@ inline std::string json_text(const Json& json, int indent = 2) {
     return json.dump(indent, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
+// One line, no final newline: JSON kept in a database column. Bytes that are not UTF-8
+// become U+FFFD, as in json_text.
+inline std::string json_line(const Json& json) {
+    return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 } // namespace rig::util

@@ -3,6 +3,7 @@
 #include "util/strings.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 
 namespace rig::util {
@@ -13,6 +14,38 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
         if (i > 0)
             out += separator;
         out += parts[i];
+    }
+    return out;
+}
+
+std::string fixed(double value, int digits) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+    return buffer;
+}
+
+std::string format_p(double p, PStyle style) {
+    char buffer[32];
+    if (style == PStyle::three_decimals) {
+        if (p < 0.001)
+            return "<0.001";
+        std::snprintf(buffer, sizeof buffer, "%.3f", p);
+    } else {
+        std::snprintf(buffer, sizeof buffer, "%.3g", p);
+    }
+    return buffer;
+}
+
+std::string escape(std::string_view text, const std::vector<Entity>& entities) {
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        auto found = std::find_if(entities.begin(), entities.end(),
+                                  [c](const Entity& entity) { return entity.character == c; });
+        if (found == entities.end())
+            out += c;
+        else
+            out += found->entity;
     }
     return out;
 }

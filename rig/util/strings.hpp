@@ -9,6 +9,24 @@
 namespace rig::util {
 
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
+
+// `value` with `digits` digits after the point ("%.*f").
+std::string fixed(double value, int digits);
+
+// How a p-value prints: the report's tables, or the short form of a bisect's evidence.
+enum class PStyle {
+    three_decimals,    // "0.042", and "<0.001" below that
+    three_significant, // "0.0421", "1.2e-05"
+};
+std::string format_p(double p, PStyle style);
+
+// `text` with each character that has an entity in `entities` replaced by it, as XML and
+// HTML need: the markup's own characters, and for attributes the quotes.
+struct Entity {
+    char character;
+    std::string_view entity;
+};
+std::string escape(std::string_view text, const std::vector<Entity>& entities);
 std::vector<std::string> split(std::string_view text, char separator);
 // Calls `line` for each line of `text`, without its newline; a last line needs none.
 template <typename LineFunction> void for_each_line(std::string_view text, LineFunction&& line) {

@@ -3,6 +3,7 @@
 #include "util/units.hpp"
 
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -78,6 +79,32 @@ std::string format_duration(std::chrono::milliseconds duration) {
         std::snprintf(buffer, sizeof buffer, "%lldh %lldm", static_cast<long long>(ms / 3'600'000),
                       static_cast<long long>(ms % 3'600'000 / 60'000));
     return buffer;
+}
+
+std::string format_duration(double seconds, DurationStyle style) {
+    char buffer[64];
+    switch (style) {
+    case DurationStyle::progress:
+        return format_duration(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
+    case DurationStyle::report: {
+        if (seconds < 59.95) { // above, "%.1f" would print 60.0s
+            std::snprintf(buffer, sizeof buffer, "%.1fs", seconds);
+            return buffer;
+        }
+        long long total = std::llround(seconds);
+        if (total < 3600)
+            std::snprintf(buffer, sizeof buffer, "%lldm %llds", total / 60, total % 60);
+        else
+            std::snprintf(buffer, sizeof buffer, "%lldh %lldm", total / 3600, total % 3600 / 60);
+        return buffer;
+    }
+    case DurationStyle::minutes_colon: {
+        int total = static_cast<int>(seconds);
+        std::snprintf(buffer, sizeof buffer, "%dm%02ds", total / 60, total % 60);
+        return buffer;
+    }
+    }
+    return "?";
 }
 
 std::optional<uint64_t> parse_size(std::string_view text) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Parsing of human units in scenario files: durations ("90s", "2m", "1h30m") and sizes ("1G").
+// Human units: durations ("90s", "2m", "1h30m") and sizes ("1G") parsed from scenario files,
+// and durations printed.
 #pragma once
 
 #include <chrono>
@@ -12,7 +13,15 @@ namespace rig::util {
 
 // Accepts a bare number of seconds or a sequence of NUMBER{ms,s,m,h}.
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
-std::string format_duration(std::chrono::milliseconds duration);
+
+// How a duration prints. Each style keeps the text of the place that prints it.
+enum class DurationStyle {
+    progress,      // "340ms", "1.5s", "2m 3s", "1h 2m": units cut, never rounded up
+    report,        // "0.3s", "59.9s", "2m 3s", "1h 2m": tenths up to a minute, then rounded
+    minutes_colon, // "0m05s", "12m30s": whole minutes and two-digit seconds, cut
+};
+std::string format_duration(std::chrono::milliseconds duration); // the progress style
+std::string format_duration(double seconds, DurationStyle style);
 
 // Accepts bytes or NUMBER{K,M,G,T} (binary multiples, optional "i"/"B").
 std::optional<uint64_t> parse_size(std::string_view text);

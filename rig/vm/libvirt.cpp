@@ -4,6 +4,7 @@
 
 #include "proc/cpu.hpp"
 #include "util/file.hpp"
+#include "util/strings.hpp"
 #include "vm/qemu.hpp"
 
 #include <atomic>
@@ -24,29 +25,8 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string xml_escape(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '\'':
-            out += "&apos;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
+    return util::escape(
+        text, {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'\'', "&apos;"}, {'"', "&quot;"}});
 }
 
 std::string filesystem_xml(const Share& share) {

@@ -138,7 +138,7 @@ inline void build_counted_fixture(const std::filesystem::path& db_path) {
             sample.metrics = fixture_metrics((*cells)[i], i, repetition);
             ASSERT_TRUE((*db)->add_sample(*run_id, sample));
         }
-    ASSERT_TRUE((*db)->finish_run(*run_id, "finished"));
+    ASSERT_TRUE((*db)->finish_run(*run_id, rig::core::RunStatus::finished));
 }
 
 // Writes the fixture to `db_path` (which must not exist).
@@ -163,7 +163,7 @@ inline void build_report_fixture(const std::filesystem::path& db_path) {
     for (int repetition = 0; repetition < 5; ++repetition)
         for (size_t i = 0; i < cells->size(); ++i)
             ASSERT_TRUE((*db)->add_sample(*run_id, fixture_sample((*cells)[i], i, repetition)));
-    ASSERT_TRUE((*db)->finish_run(*run_id, "finished"));
+    ASSERT_TRUE((*db)->finish_run(*run_id, rig::core::RunStatus::finished));
 
     // A second run of two cells with one sample each, newest: the default selection.
     run.started_at = "2026-01-02T09:30:00Z";
@@ -176,7 +176,7 @@ inline void build_report_fixture(const std::filesystem::path& db_path) {
         sample.guest_seconds += 0.1;
         ASSERT_TRUE((*db)->add_sample(*second, sample));
     }
-    ASSERT_TRUE((*db)->finish_run(*second, "interrupted"));
+    ASSERT_TRUE((*db)->finish_run(*second, rig::core::RunStatus::interrupted));
 }
 
 } // namespace rig::test

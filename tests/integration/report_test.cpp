@@ -124,6 +124,40 @@ TEST(ReportGolden, Html) {
     rig::test::expect_golden(rig::test::read_text(out), "report-quickstart.html");
 }
 
+// A user's template gets the same data: its table is the text report's, its cells the
+// JSON report's, and the built-in page rendered through --template is the HTML report.
+TEST(Report, UserTemplateRendersTheReportsData) {
+    fs::path dir = scratch("template");
+    fs::path mail = dir / "mail.mustache";
+    std::ofstream(mail) << "{{{runs_heading}}}\n{{{table}}}{{#has_notes}}\n{{/has_notes}}"
+                           "{{#notes}}{{{.}}}\n{{/notes}}"
+                           "{{#cells}}{{case}} {{kernel}} {{samples}} {{duration_s.n}}\n{{/cells}}"
+                           "{{title}} & {{baseline}} by {{test}}\n";
+    auto out = report({"--run", "1", "--baseline", "kernel=deb-6.1", "--template", mail.string()});
+    auto text = report({"--run", "1", "--baseline", "kernel=deb-6.1"});
+    // The text report: the runs heading, a blank line, the table and its notes.
+    auto cells_at = out.find("\nA deb-6.1 ");
+    ASSERT_NE(cells_at, std::string::npos) << out;
+    EXPECT_EQ(out.substr(0, cells_at + 1), text);
+    EXPECT_TRUE(contains(out, "rig report: quickstart & kernel=deb-6.1 by Welch&#39;s t-test"))
+        << out;
+
+    fs::path page = dir / "page.mustache";
+    std::ifstream builtin(std::string(std::getenv("RIG_SOURCE_ROOT")) +
+                          "/reports/page.html.mustache");
+    std::ofstream(page) << builtin.rdbuf();
+    fs::path html = dir / "page.html";
+    report({"--run", "1", "--baseline", "kernel=deb-6.1", "--format", "html", "-o", html.string()});
+    EXPECT_EQ(report({"--run", "1", "--baseline", "kernel=deb-6.1", "--template", page.string()}),
+              rig::test::read_text(html));
+
+    std::ofstream(dir / "broken.mustache") << "{{#cells}}unclosed";
+    auto error = report({"--run", "1", "--template", (dir / "broken.mustache").string()}, 2);
+    EXPECT_TRUE(contains(error, "broken.mustache")) << error;
+    error = report({"--run", "1", "--template", (dir / "missing.mustache").string()}, 2);
+    EXPECT_TRUE(contains(error, "no template file")) << error;
+}
+
 TEST(Report, BaselineMarksOnlyTheRealDifferences) {
     auto json = nlohmann::json::parse(
         report({"--run", "1", "--format", "json", "--baseline", "kernel=deb-6.1"}));

@@ -3,6 +3,7 @@
 // metric and its endpoint calibration), git's bisect output, git bisect in rig's own
 // repository, the stored settings and steps.
 #include "bisect/bisect.hpp"
+#include "bisect/context.hpp"
 #include "bisect/git.hpp"
 #include "bisect/verdict.hpp"
 #include "proc/process.hpp"
@@ -17,6 +18,7 @@
 using namespace rig::bisect;
 using rig::core::Outcome;
 using rig::core::Sample;
+using rig::core::Verdict;
 namespace fs = std::filesystem;
 
 namespace {
@@ -485,6 +487,26 @@ TEST(BisectSettings, RoundTripAndCellSelection) {
     ASSERT_FALSE(ambiguous);
     EXPECT_NE(ambiguous.error().message.find("matches 2 cells"), std::string::npos);
     EXPECT_FALSE(select_cell(cells, "fs=virtiofs"));
+    // The candidates are listed by id and label, so that the user can pick one.
+    EXPECT_NE(ambiguous.error().message.find("aaab33334444 linux " + cells[1].config +
+                                             " cache=mmap fs=9p"),
+              std::string::npos)
+        << ambiguous.error().message;
+}
+
+TEST(BisectBound, CeilLog2PlusTheTwoEndpoints) {
+    EXPECT_EQ(rig::bisect::build_bound(0), 2);
+    EXPECT_EQ(rig::bisect::build_bound(1), 2);
+    EXPECT_EQ(rig::bisect::build_bound(2), 3);
+    EXPECT_EQ(rig::bisect::build_bound(5), 5);
+    EXPECT_EQ(rig::bisect::build_bound(1024), 12);
+}
+
+TEST(BisectVerdict, ComparisonsSwitchToMannWhitneyAtEightSamplesASide) {
+    using rig::core::Test;
+    EXPECT_EQ(rig::bisect::difference_test(7, 20), Test::welch);
+    EXPECT_EQ(rig::bisect::difference_test(20, 7), Test::welch);
+    EXPECT_EQ(rig::bisect::difference_test(8, 8), Test::mann_whitney);
 }
 
 TEST(BisectStore, BisectsAndStepsRoundTrip) {
@@ -506,13 +528,13 @@ TEST(BisectStore, BisectsAndStepsRoundTrip) {
     ASSERT_TRUE(id) << id.error().message;
     rig::store::BisectStep step;
     step.bisect_id = *id;
-    step.role = "bisect";
+    step.role = rig::core::StepRole::bisect;
     step.commit = "c";
     step.cell_id = "cccc";
-    step.build_outcome = "ok";
+    step.build_outcome = rig::core::BuildOutcome::ok;
     step.build_seconds = 42.5;
     step.samples = {3, 5, 8};
-    step.verdict = "good";
+    step.verdict = Verdict::good;
     step.evidence = "3 clean samples";
     ASSERT_TRUE((*db)->add_bisect_step(step));
     auto steps = (*db)->bisect_steps(*id);
@@ -520,13 +542,16 @@ TEST(BisectStore, BisectsAndStepsRoundTrip) {
     ASSERT_EQ(steps->size(), 1u);
     EXPECT_EQ((*steps)[0].samples, (std::vector<int64_t>{3, 5, 8}));
     EXPECT_EQ((*steps)[0].build_seconds, 42.5);
-    EXPECT_EQ((*steps)[0].verdict, "good");
+    EXPECT_EQ((*steps)[0].verdict, Verdict::good);
+    EXPECT_EQ((*steps)[0].role, rig::core::StepRole::bisect);
+    EXPECT_EQ((*steps)[0].build_outcome, rig::core::BuildOutcome::ok);
     auto stored = (*db)->bisect(*id);
     ASSERT_TRUE(stored && *stored);
-    EXPECT_EQ((*stored)->status, "running");
+    EXPECT_EQ((*stored)->status, rig::core::BisectStatus::running);
     EXPECT_EQ((*stored)->run_id, *run_id);
-    ASSERT_TRUE((*db)->finish_bisect(*id, "culprit", "c", ""));
+    ASSERT_TRUE((*db)->finish_bisect(*id, rig::core::BisectStatus::culprit, "c", ""));
     EXPECT_EQ((*(*db)->bisect(*id))->culprit, "c");
-    EXPECT_FALSE((*db)->finish_bisect(99, "culprit", "", ""));
+    EXPECT_EQ((*(*db)->bisect(*id))->status, rig::core::BisectStatus::culprit);
+    EXPECT_FALSE((*db)->finish_bisect(99, rig::core::BisectStatus::culprit, "", ""));
     EXPECT_EQ((*db)->bisects()->size(), 1u);
 }

@@ -4,6 +4,7 @@
 #include "core/classify.hpp"
 #include "core/sample.hpp"
 #include "core/stats.hpp"
+#include "core/status.hpp"
 
 #include <gtest/gtest.h>
 
@@ -206,4 +207,23 @@ TEST(SampleMetrics, ALackingMetricIsUnknownNotZero) {
     EXPECT_EQ(metric_value(sample, "noop/9p.work.getattr"), 12.0);
     EXPECT_FALSE(metric_value(sample, "9p.work.walk"));
     EXPECT_FALSE(metric_value(Sample{}, "9p.work.getattr"));
+}
+
+TEST(StatusWords, RoundTripAndUnknownTextIsAnError) {
+    for (auto status : {RunStatus::running, RunStatus::finished, RunStatus::interrupted})
+        EXPECT_EQ(*parse_run_status(to_string(status)), status);
+    for (auto role : {StepRole::bad_endpoint, StepRole::good_endpoint, StepRole::bisect,
+                      StepRole::verify_culprit, StepRole::verify_parent, StepRole::verify_revert})
+        EXPECT_EQ(*parse_step_role(to_string(role)), role);
+    EXPECT_EQ(to_string(BisectStatus::not_reproducible), "not-reproducible");
+    EXPECT_EQ(*parse_bisect_status("not-reproducible"), BisectStatus::not_reproducible);
+    EXPECT_EQ(to_string(BuildOutcome::build_failed), "build-failed");
+    EXPECT_EQ(*parse_host_status("dropped"), HostStatus::dropped);
+    EXPECT_EQ(*parse_verdict("unsure"), Verdict::unsure);
+    auto unknown = parse_bisect_status("");
+    ASSERT_FALSE(unknown);
+    EXPECT_EQ(unknown.error().message,
+              "'' is not a bisect status (running, culprit, unverified, inconclusive, "
+              "not-reproducible, stopped, interrupted)");
+    EXPECT_FALSE(parse_verdict("Good"));
 }

@@ -14,6 +14,7 @@
 namespace rig::kernel {
 namespace {
 
+using core::BuildOutcome;
 using rig::test::TempDir;
 namespace fs = std::filesystem;
 
@@ -138,7 +139,7 @@ TEST_F(KernelBuild, BuildsThenASecondRequestIsACacheHitWithNoMakeRun) {
     auto builds = m_db->kernel_builds();
     ASSERT_TRUE(builds);
     ASSERT_EQ(builds->size(), 1u) << "a cache hit is not a build";
-    EXPECT_EQ((*builds)[0].outcome, "ok");
+    EXPECT_EQ((*builds)[0].outcome, BuildOutcome::ok);
     EXPECT_EQ((*builds)[0].commit, first.commit);
     EXPECT_EQ((*builds)[0].config_hash, first.config_hash);
     EXPECT_FALSE((*builds)[0].compiler.empty());
@@ -266,7 +267,7 @@ TEST_F(KernelBuild, SyntaxErrorIsBuildFailedWithTheCompilerLine) {
     auto builds = m_db->kernel_builds();
     ASSERT_TRUE(builds);
     ASSERT_EQ(builds->size(), 1u);
-    EXPECT_EQ((*builds)[0].outcome, "build-failed");
+    EXPECT_EQ((*builds)[0].outcome, BuildOutcome::build_failed);
     EXPECT_EQ((*builds)[0].error_lines, result.error_lines);
     EXPECT_FALSE((*builds)[0].artifact_id);
     EXPECT_TRUE(fs::exists((*builds)[0].log_path));

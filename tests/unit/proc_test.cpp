@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of proc/: run(), Child supervision, the parent-death guarantee and CPU accounting.
 #include "proc/cpu.hpp"
+#include "proc/git.hpp"
 #include "proc/process.hpp"
 #include "temp_dir.hpp"
 
@@ -501,4 +502,20 @@ TEST(Cpu, HostSeconds) {
     ASSERT_TRUE(second);
     EXPECT_GE(second->total_seconds, first->total_seconds);
     EXPECT_GE(second->busy_seconds, first->busy_seconds);
+}
+
+TEST(Git, RunsWithAFixedLocaleAndNeitherEditorNorPagerWhateverTheCallerAsks) {
+    rig::proc::RunOptions options;
+    options.env = {{"GIT_EDITOR", "vi"}, {"LC_ALL", "de_DE.UTF-8"}, {"GIT_AUTHOR_NAME", "rig"}};
+    auto editor = rig::proc::run_git({"var", "GIT_EDITOR"}, options);
+    ASSERT_TRUE(editor) << editor.error().message;
+    EXPECT_EQ(editor->out, "true\n");
+    auto pager = rig::proc::run_git({"var", "GIT_PAGER"}, options);
+    ASSERT_TRUE(pager) << pager.error().message;
+    EXPECT_EQ(pager->out, "cat\n");
+    // The caller's other entries pass through.
+    auto author = rig::proc::run_git({"var", "GIT_AUTHOR_IDENT"}, options);
+    ASSERT_TRUE(author) << author.error().message;
+    EXPECT_EQ(author->out.rfind("rig <", 0), 0u) << author->out;
+    EXPECT_EQ(rig::proc::git_environment().at("LC_ALL"), "C");
 }

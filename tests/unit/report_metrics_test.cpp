@@ -247,8 +247,7 @@ TEST(ReportMetrics, ChosenMetricsReplaceTheCounterColumns) {
 
 TEST(ReportMetrics, BaselineComparesTheFirstChosenMetric) {
     auto data = counted_data();
-    auto comparisons =
-        compare(data, {"kernel", "old"}, report::Test::welch, 0.05, "9p.work.getattr");
+    auto comparisons = compare(data, {"kernel", "old"}, core::Test::welch, 0.05, "9p.work.getattr");
     ASSERT_TRUE(comparisons) << comparisons.error().message;
     EXPECT_EQ((*comparisons)[0].role, Role::baseline);
     const Comparison& getattr = (*comparisons)[1];
@@ -279,7 +278,7 @@ TEST(ReportMetrics, BaselineComparesTheFirstChosenMetric) {
 
 TEST(ReportMetrics, ZeroSpreadOnBothSidesIsAnExactAnswer) {
     auto data = exact_data();
-    for (report::Test test : {report::Test::welch, report::Test::mann_whitney}) {
+    for (core::Test test : {core::Test::welch, core::Test::mann_whitney}) {
         auto comparisons = compare(data, {"kernel", "old"}, test, 0.05, "9p.work.requests");
         ASSERT_TRUE(comparisons) << comparisons.error().message;
         const Comparison& different = (*comparisons)[1];
@@ -332,7 +331,7 @@ TEST(ReportMetrics, ZeroBaseIsAnInfiniteChangeNotNaN) {
         samples.push_back(sample("aaaaaaaaaaaa", 10, {{"9p.work.lock", 0, "requests"}}));
         samples.push_back(sample("bbbbbbbbbbbb", 10, {{"9p.work.lock", 3, "requests"}}));
     }
-    auto comparisons = compare(from_samples(cells, samples), {"kernel", "old"}, report::Test::welch,
+    auto comparisons = compare(from_samples(cells, samples), {"kernel", "old"}, core::Test::welch,
                                0.05, "9p.work.lock");
     ASSERT_TRUE(comparisons);
     EXPECT_TRUE(std::isinf((*comparisons)[1].change_percent));

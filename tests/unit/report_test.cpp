@@ -6,6 +6,7 @@
 #include "report/results.hpp"
 #include "report/table.hpp"
 #include "text_lines.hpp"
+#include "util/units.hpp"
 
 #include <gtest/gtest.h>
 #include <sstream>
@@ -99,14 +100,16 @@ TEST(Table, Markdown) {
 }
 
 TEST(Results, FormatSeconds) {
-    EXPECT_EQ(format_seconds(0), "0.0s");
-    EXPECT_EQ(format_seconds(12.34), "12.3s");
-    EXPECT_EQ(format_seconds(59.94), "59.9s");
-    EXPECT_EQ(format_seconds(60), "1m 0s");
-    EXPECT_EQ(format_seconds(20 * 60 + 40), "20m 40s");
-    EXPECT_EQ(format_seconds(20 * 60 + 40.4), "20m 40s");
-    EXPECT_EQ(format_seconds(3599.4), "59m 59s");
-    EXPECT_EQ(format_seconds(2 * 3600 + 60), "2h 1m");
+    EXPECT_EQ(rig::util::format_duration(0, rig::util::DurationStyle::report), "0.0s");
+    EXPECT_EQ(rig::util::format_duration(12.34, rig::util::DurationStyle::report), "12.3s");
+    EXPECT_EQ(rig::util::format_duration(59.94, rig::util::DurationStyle::report), "59.9s");
+    EXPECT_EQ(rig::util::format_duration(60, rig::util::DurationStyle::report), "1m 0s");
+    EXPECT_EQ(rig::util::format_duration(20 * 60 + 40, rig::util::DurationStyle::report),
+              "20m 40s");
+    EXPECT_EQ(rig::util::format_duration(20 * 60 + 40.4, rig::util::DurationStyle::report),
+              "20m 40s");
+    EXPECT_EQ(rig::util::format_duration(3599.4, rig::util::DurationStyle::report), "59m 59s");
+    EXPECT_EQ(rig::util::format_duration(2 * 3600 + 60, rig::util::DurationStyle::report), "2h 1m");
 }
 
 TEST(Results, Cells) {
@@ -213,7 +216,7 @@ namespace {
 // Two kernels x two caches, five samples each; the new kernel takes 3 s more with loose.
 report::ReportData comparison_data() {
     report::ReportData data;
-    data.runs.push_back({1, "quick", "2026-01-01T00:00:00Z", "finished"});
+    data.runs.push_back({1, "quick", "2026-01-01T00:00:00Z", rig::core::RunStatus::finished});
     const std::vector<double> noise{0.2, -0.1, 0.3, -0.3, 0.0};
     int index = 0;
     for (std::string kernel : {"old", "new"})
@@ -248,7 +251,7 @@ TEST(Render, MarkGainAsMmtestsDoes) {
 
 TEST(Render, BaselineTwinsAndSignificance) {
     auto data = comparison_data();
-    auto comparisons = compare(data, {"kernel", "old"}, report::Test::welch, 0.05, "");
+    auto comparisons = compare(data, {"kernel", "old"}, core::Test::welch, 0.05, "");
     ASSERT_TRUE(comparisons) << comparisons.error().message;
     ASSERT_EQ(comparisons->size(), 4u);
     EXPECT_EQ((*comparisons)[0].role, Role::baseline);
@@ -266,8 +269,8 @@ TEST(Render, BaselineTwinsAndSignificance) {
     ASSERT_TRUE(none.test);
     EXPECT_DOUBLE_EQ(none.test->p, 1.0);
 
-    EXPECT_FALSE(compare(data, {"kernel", "missing"}, report::Test::welch, 0.05, ""));
-    EXPECT_FALSE(compare(data, {"colour", "red"}, report::Test::welch, 0.05, ""));
+    EXPECT_FALSE(compare(data, {"kernel", "missing"}, core::Test::welch, 0.05, ""));
+    EXPECT_FALSE(compare(data, {"colour", "red"}, core::Test::welch, 0.05, ""));
     EXPECT_FALSE(parse_baseline("kernel"));
     EXPECT_EQ(parse_baseline("kernel=a=b")->value, "a=b");
 }
@@ -331,7 +334,7 @@ TEST(Render, JsonCarriesNumbersAndComparisons) {
     RenderOptions options;
     options.format = Format::json;
     options.baseline = Baseline{"kernel", "old"};
-    options.test = report::Test::mann_whitney;
+    options.test = core::Test::mann_whitney;
     auto json = render(comparison_data(), options);
     ASSERT_TRUE(json);
     EXPECT_TRUE(contains(*json, "\"test\": \"Mann-Whitney U\"")) << *json;

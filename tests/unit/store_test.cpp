@@ -295,7 +295,7 @@ TEST(StoreRuns, BeginFinishAndLastUnfinished) {
     EXPECT_EQ(stored->rig_version, info.rig_version);
     EXPECT_EQ(stored->started_at, info.started_at);
     EXPECT_EQ(stored->finished_at, "");
-    EXPECT_EQ(stored->status, "running");
+    EXPECT_EQ(stored->status, core::RunStatus::running);
 
     EXPECT_EQ(db->last_unfinished_run().value()->id, first);
     EXPECT_EQ(db->last_unfinished_run("hash-a").value()->id, first);
@@ -305,22 +305,22 @@ TEST(StoreRuns, BeginFinishAndLastUnfinished) {
     EXPECT_EQ(db->last_unfinished_run().value()->id, second);
     EXPECT_EQ(db->last_unfinished_run("hash-a").value()->id, first);
 
-    ASSERT_TRUE(db->finish_run(second, "finished"));
+    ASSERT_TRUE(db->finish_run(second, core::RunStatus::finished));
     stored = db->run(second).value();
-    EXPECT_EQ(stored->status, "finished");
+    EXPECT_EQ(stored->status, core::RunStatus::finished);
     EXPECT_FALSE(stored->finished_at.empty());
     EXPECT_EQ(db->last_unfinished_run().value()->id, first);
 
     // An interrupted run is still one to resume.
-    ASSERT_TRUE(db->finish_run(first, "interrupted"));
+    ASSERT_TRUE(db->finish_run(first, core::RunStatus::interrupted));
     EXPECT_EQ(db->last_unfinished_run().value()->id, first);
 
     EXPECT_EQ(db->runs().value().size(), 2u);
     EXPECT_FALSE(db->run(999).value());
-    EXPECT_FALSE(db->finish_run(999, "finished"));
+    EXPECT_FALSE(db->finish_run(999, core::RunStatus::finished));
 }
 
-TEST(StoreRuns, EmptyStartAndStatusGetDefaults) {
+TEST(StoreRuns, EmptyStartGetsDefaults) {
     TempDir dir;
     auto db = open_ok(dir.path() / "results.db");
     ASSERT_TRUE(db);
@@ -331,7 +331,25 @@ TEST(StoreRuns, EmptyStartAndStatusGetDefaults) {
     ASSERT_TRUE(stored);
     EXPECT_EQ(stored->started_at.size(), std::string("2024-05-01T10:00:00Z").size());
     EXPECT_EQ(stored->host_facts, "{}");
-    EXPECT_EQ(stored->status, "running");
+    EXPECT_EQ(stored->status, core::RunStatus::running);
+}
+
+TEST(StoreRuns, AStatusWordRigDoesNotKnowIsAnErrorNotADefault) {
+    TempDir dir;
+    const fs::path path = dir.path() / "results.db";
+    auto db = open_ok(path);
+    ASSERT_TRUE(db);
+    int64_t id = db->begin_run(make_run()).value();
+    sqlite3* handle = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &handle), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(handle, "UPDATE runs SET status = 'paused'", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(handle);
+    auto stored = db->run(id);
+    ASSERT_FALSE(stored);
+    EXPECT_NE(stored.error().message.find("runs.status: 'paused' is not a run status"),
+              std::string::npos)
+        << stored.error().message;
 }
 
 TEST(StoreCells, AddIsIdempotentAndParamsRoundTrip) {

@@ -38,6 +38,33 @@ TEST(Units, DurationFormat) {
     EXPECT_EQ(format_duration(milliseconds(2 * 3'600'000 + 60'000)), "2h 1m");
 }
 
+TEST(Units, DurationStylesKeepEachPlacesText) {
+    EXPECT_EQ(format_duration(0.3456, DurationStyle::progress), "345ms");
+    EXPECT_EQ(format_duration(0.3456, DurationStyle::report), "0.3s");
+    EXPECT_EQ(format_duration(59.94, DurationStyle::progress), "59.9s");
+    EXPECT_EQ(format_duration(59.96, DurationStyle::report), "1m 0s");
+    EXPECT_EQ(format_duration(119.7, DurationStyle::progress), "1m 59s");
+    EXPECT_EQ(format_duration(119.7, DurationStyle::report), "2m 0s");
+    EXPECT_EQ(format_duration(5.9, DurationStyle::minutes_colon), "0m05s");
+    EXPECT_EQ(format_duration(750, DurationStyle::minutes_colon), "12m30s");
+}
+
+TEST(Strings, FixedAndPValues) {
+    EXPECT_EQ(fixed(2.345, 1), "2.3");
+    EXPECT_EQ(fixed(52.6, 0), "53");
+    EXPECT_EQ(format_p(0.04213, PStyle::three_decimals), "0.042");
+    EXPECT_EQ(format_p(0.0004, PStyle::three_decimals), "<0.001");
+    EXPECT_EQ(format_p(0.04213, PStyle::three_significant), "0.0421");
+    EXPECT_EQ(format_p(0.0000123, PStyle::three_significant), "1.23e-05");
+}
+
+TEST(Strings, EscapeUsesTheGivenEntities) {
+    EXPECT_EQ(escape("a<b & 'c'", {{'&', "&amp;"}, {'<', "&lt;"}, {'\'', "&apos;"}}),
+              "a&lt;b &amp; &apos;c&apos;");
+    EXPECT_EQ(escape("'", {{'\'', "&#39;"}}), "&#39;");
+    EXPECT_EQ(escape("plain", {}), "plain");
+}
+
 TEST(Units, Sizes) {
     EXPECT_EQ(parse_size("8192"), 8192u);
     EXPECT_EQ(parse_size("512K"), 524288u);

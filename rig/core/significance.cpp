@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Welch's t-test and Mann-Whitney U on Boost.Math's distributions.
-#include "report/significance.hpp"
+#include "core/significance.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <numeric>
 
-namespace rig::report {
+namespace rig::core {
 
 namespace {
 
@@ -123,9 +123,22 @@ std::optional<TestResult> mann_whitney_u(const std::vector<double>& a,
     return result;
 }
 
+std::string_view test_name(Test test) {
+    return test == Test::welch ? "Welch's t-test" : "Mann-Whitney U";
+}
+
 std::optional<TestResult> run_test(Test test, const std::vector<double>& a,
                                    const std::vector<double>& b) {
     return test == Test::welch ? welch_t_test(a, b) : mann_whitney_u(a, b);
 }
 
-} // namespace rig::report
+std::optional<std::pair<double, double>> mean_ci(const Summary& summary) {
+    if (summary.n < 2)
+        return std::nullopt;
+    boost::math::students_t distribution(static_cast<double>(summary.n - 1));
+    double half = boost::math::quantile(boost::math::complement(distribution, 0.025)) *
+                  summary.stddev / std::sqrt(static_cast<double>(summary.n));
+    return std::make_pair(summary.mean - half, summary.mean + half);
+}
+
+} // namespace rig::core

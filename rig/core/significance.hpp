@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: MIT
-// Two-sample significance tests for comparing a cell with its baseline: Welch's t-test
+// Two-sample significance tests, for a report's baseline comparison and a bisect's verdicts:
+// Welch's t-test
 // and the Mann-Whitney U test, with p-values from Boost.Math's distributions.
 #pragma once
 
+#include "core/stats.hpp"
+
 #include <optional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
-namespace rig::report {
+namespace rig::core {
 
 enum class Test { welch, mann_whitney };
+// "Welch's t-test", "Mann-Whitney U".
+std::string_view test_name(Test test);
 
 struct TestResult {
     double statistic = 0; // t for Welch, U of the first sample for Mann-Whitney
@@ -31,4 +38,7 @@ std::optional<TestResult> mann_whitney_u(const std::vector<double>& a,
 std::optional<TestResult> run_test(Test test, const std::vector<double>& a,
                                    const std::vector<double>& b);
 
-} // namespace rig::report
+// The 95% confidence interval of the mean, from Student's t; nothing for n < 2.
+std::optional<std::pair<double, double>> mean_ci(const Summary& summary);
+
+} // namespace rig::core

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Tests of report/significance: p-values checked against SciPy 1.10.1 (Debian 12's
+// Tests of core/significance: p-values checked against SciPy 1.10.1 (Debian 12's
 // python3-scipy). Each expectation names the call that produced the reference figure.
-#include "report/significance.hpp"
+#include "core/significance.hpp"
 
 #include <gtest/gtest.h>
 
-using namespace rig::report;
+using namespace rig::core;
 
 namespace {
 
@@ -103,8 +103,8 @@ TEST(MannWhitney, UndefinedCases) {
 }
 
 TEST(Significance, RunTestDispatches) {
-    EXPECT_DOUBLE_EQ(run_test(rig::report::Test::welch, k_fast, k_slow)->p,
+    EXPECT_DOUBLE_EQ(run_test(rig::core::Test::welch, k_fast, k_slow)->p,
                      welch_t_test(k_fast, k_slow)->p);
-    EXPECT_DOUBLE_EQ(run_test(rig::report::Test::mann_whitney, k_fast, k_slow)->p,
+    EXPECT_DOUBLE_EQ(run_test(rig::core::Test::mann_whitney, k_fast, k_slow)->p,
                      mann_whitney_u(k_fast, k_slow)->p);
 }

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// One bisect loaded from the store, and what its driver and report both compute from it.
+#include "bisect/context.hpp"
+
+#include "core/matrix.hpp"
+#include "kernel/build.hpp"
+#include "spec/spec.hpp"
+#include "util/strings.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rig::bisect {
+
+namespace fs = std::filesystem;
+
+std::string short_sha(const std::string& sha) {
+    return sha.substr(0, 12);
+}
+
+Expected<Context> load(int64_t id, store::Database& db, const Settings& settings) {
+    auto info = RIG_TRY(db.bisect(id));
+    if (!info)
+        return fail(ErrorKind::usage, "no bisect " + std::to_string(id) + " in the database");
+    auto run = RIG_TRY(db.run(info->run_id));
+    if (!run)
+        return fail(ErrorKind::infra, "bisect " + std::to_string(id) + " has lost its run");
+    // The stored text, not today's file: a resumed bisect tests the same cell.
+    auto scenario = RIG_TRY(spec::parse_scenario(run->scenario_text, run->scenario_file));
+    auto cells = RIG_TRY(core::expand(scenario));
+    auto found = std::find_if(cells.begin(), cells.end(),
+                              [&](const core::Cell& cell) { return cell.id == info->cell_id; });
+    if (found == cells.end())
+        return fail(ErrorKind::infra, "bisect " + std::to_string(id) + ": cell " + info->cell_id +
+                                          " is not in its scenario");
+    Context context{db,
+                    settings,
+                    *info,
+                    RIG_TRY(decode_settings(info->state)),
+                    RIG_TRY(parse_criterion(info->criterion)),
+                    scenario,
+                    *found,
+                    fs::absolute(run->scenario_file).parent_path(),
+                    {},
+                    std::nullopt,
+                    RIG_TRY(db.bisect_steps(id)),
+                    {},
+                    nullptr};
+    const core::Kernel& kernel = scenario.kernels[found->kernel];
+    context.repo = kernel::git_request(kernel, found->fragments, context.scenario_dir).repo;
+    context.git.emplace(RIG_TRY(GitBisect::open(
+        settings.results_dir / "bisects" / std::to_string(id) / "git", context.repo)));
+    for (core::Sample& sample : RIG_TRY(db.samples(info->run_id)))
+        context.samples_by_cell[sample.cell_id].push_back(std::move(sample));
+    return context;
+}
+
+const store::BisectStep* find_step(const Context& context, core::StepRole role,
+                                   const std::string& commit) {
+    for (const auto& step : context.steps)
+        if (step.role == role && (commit.empty() || step.commit == commit))
+            return &step;
+    return nullptr;
+}
+
+std::vector<core::Sample> samples_of(const Context& context, const store::BisectStep& step) {
+    std::vector<core::Sample> out;
+    auto found = context.samples_by_cell.find(step.cell_id);
+    if (found == context.samples_by_cell.end())
+        return out;
+    for (int64_t id : step.samples)
+        for (const auto& sample : found->second)
+            if (sample.id == id)
+                out.push_back(sample);
+    return out;
+}
+
+// The values of a duration or metric step's usable samples.
+std::vector<double> values_of(const Context& context, const std::vector<core::Sample>& samples) {
+    std::vector<double> out;
+    for (const auto& sample : samples)
+        if (classify_sample(context.criterion, sample, {}) == SampleClass::clean)
+            out.push_back(*measured_value(context.criterion, sample));
+    return out;
+}
+
+bool compares_values(const Criterion& criterion) {
+    return criterion.kind == CriterionKind::duration || criterion.kind == CriterionKind::metric;
+}
+
+Expected<GitState> replay(Context& context) {
+    GitState state = RIG_TRY(context.git->start(context.info.bad, context.info.good));
+    for (const auto& step : context.steps)
+        if (step.role == core::StepRole::bisect && !state.done)
+            state = RIG_TRY(context.git->mark(step.verdict, step.commit));
+    return state;
+}
+
+Reproduction count_reproduction(const Criterion& criterion,
+                                const std::vector<core::Sample>& samples,
+                                const std::set<std::string>& targets) {
+    Reproduction out;
+    for (const auto& sample : samples) {
+        SampleClass value = classify_sample(criterion, sample, targets);
+        out.reproduced += value == SampleClass::reproduces;
+        out.usable += value == SampleClass::reproduces || value == SampleClass::clean;
+    }
+    return out;
+}
+
+int build_bound(size_t commits) {
+    return static_cast<int>(std::ceil(std::log2(std::max<size_t>(commits, 1)))) + 2;
+}
+
+std::string build_label(const store::BisectStep& step) {
+    if (!step.build_outcome)
+        return "-";
+    bool ok = *step.build_outcome == core::BuildOutcome::ok;
+    std::string outcome(core::to_string(*step.build_outcome));
+    if (step.build_cached)
+        return ok ? "cached" : outcome + " (cached)";
+    std::string seconds = util::fixed(step.build_seconds, 0) + " s";
+    return ok ? seconds : outcome + ", " + seconds;
+}
+
+} // namespace rig::bisect

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// What the bisect's driver and its report share: one bisect loaded from the store, its
+// steps and samples, and the computations both make from them.
+#pragma once
+
+#include "bisect/git.hpp"
+#include "bisect/settings.hpp"
+#include "bisect/verdict.hpp"
+#include "core/cell.hpp"
+#include "core/sample.hpp"
+#include "core/scenario.hpp"
+#include "store/store.hpp"
+#include "vm/hypervisor.hpp"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace rig::bisect {
+
+std::string short_sha(const std::string& sha);
+
+// Everything a bisect's steps share, loaded once per `run_bisect` or report.
+struct Context {
+    store::Database& db;
+    const Settings& settings;
+    store::BisectInfo info;
+    StartOptions options;
+    Criterion criterion;
+    core::Scenario scenario;
+    core::Cell cell;
+    std::filesystem::path scenario_dir;
+    std::filesystem::path repo;
+    std::optional<GitBisect> git;
+    std::vector<store::BisectStep> steps;
+    std::map<std::string, std::vector<core::Sample>> samples_by_cell;
+    std::unique_ptr<vm::Hypervisor> libvirt; // backend libvirt: the scenario's daemon
+};
+
+Expected<Context> load(int64_t id, store::Database& db, const Settings& settings);
+
+// The first stored step of `role` (at `commit`, unless empty), or null.
+const store::BisectStep* find_step(const Context& context, core::StepRole role,
+                                   const std::string& commit = "");
+std::vector<core::Sample> samples_of(const Context& context, const store::BisectStep& step);
+// The values of a duration or metric step's usable samples.
+std::vector<double> values_of(const Context& context, const std::vector<core::Sample>& samples);
+
+// Duration and metric criteria compare a number per sample against the endpoints'.
+bool compares_values(const Criterion& criterion);
+
+// git's bisect started afresh and fed the verdicts of the stored bisect steps.
+Expected<GitState> replay(Context& context);
+
+// How often the BAD endpoint's samples show the regression.
+struct Reproduction {
+    int reproduced = 0;
+    int usable = 0; // reproduced or clean
+};
+Reproduction count_reproduction(const Criterion& criterion,
+                                const std::vector<core::Sample>& samples,
+                                const std::set<std::string>& targets);
+
+// The most builds a bisect of `commits` commits takes, skips aside: ceil(log2 n) + 2.
+int build_bound(size_t commits);
+
+// A step's build as the table shows it: "cached", "52 s", "failed, 12 s", or "-".
+std::string build_label(const store::BisectStep& step);
+
+} // namespace rig::bisect

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+// The bisect's report, mail summary and status table.
+#include "bisect/report.hpp"
+
+#include "bisect/context.hpp"
+#include "report/table.hpp"
+#include "report/template.hpp"
+#include "util/json.hpp"
+#include "util/strings.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace rig::bisect {
+
+namespace {
+
+// What a metric criterion's verdicts rest on: the endpoints' spread, the rule it chose and
+// the samples each step took. The plan is made again from the stored endpoint samples,
+// as run_bisect made it.
+std::string metric_confidence(const Context& context) {
+    const auto* bad_step = find_step(context, core::StepRole::bad_endpoint);
+    const auto* good_step = find_step(context, core::StepRole::good_endpoint);
+    if (!bad_step || !good_step)
+        return "";
+    MetricPlan plan =
+        plan_metric(context.criterion, {values_of(context, samples_of(context, *good_step)),
+                                        values_of(context, samples_of(context, *bad_step))});
+    std::string out = describe_plan(context.criterion, plan) + "; " +
+                      std::to_string(bad_step->samples.size()) + " samples at BAD, " +
+                      std::to_string(good_step->samples.size()) + " at GOOD";
+    std::vector<size_t> per_commit;
+    for (const auto& step : context.steps)
+        if (step.role == core::StepRole::bisect && !step.samples.empty())
+            per_commit.push_back(step.samples.size());
+    if (!per_commit.empty()) {
+        auto [least, most] = std::minmax_element(per_commit.begin(), per_commit.end());
+        out += ", " + std::to_string(*least) +
+               (*least == *most ? "" : "-" + std::to_string(*most)) + " per commit (" +
+               std::to_string(per_commit.size()) + " commits)";
+    }
+    if (const auto* culprit = find_step(context, core::StepRole::verify_culprit))
+        out +=
+            ", " + std::to_string(culprit->samples.size()) + " each for the culprit and its parent";
+    return out;
+}
+
+// The tests behind a duration criterion's verdicts, counted by step: Welch's t-test, or
+// Mann-Whitney U once a commit and an endpoint both have 8 timings (verdict.cpp's rule).
+std::string duration_tests(const Context& context) {
+    const auto* bad_step = find_step(context, core::StepRole::bad_endpoint);
+    const auto* good_step = find_step(context, core::StepRole::good_endpoint);
+    if (!bad_step || !good_step)
+        return "Welch's t-test";
+    size_t good = values_of(context, samples_of(context, *good_step)).size();
+    size_t bad = values_of(context, samples_of(context, *bad_step)).size();
+    std::map<std::string, int> steps_by_test;
+    for (const auto& step : context.steps) {
+        if (step.role == core::StepRole::bad_endpoint || step.role == core::StepRole::good_endpoint)
+            continue;
+        size_t values = values_of(context, samples_of(context, step)).size();
+        if (values < 2)
+            continue;
+        std::set<std::string> tests{std::string(core::test_name(difference_test(values, good))),
+                                    std::string(core::test_name(difference_test(values, bad)))};
+        ++steps_by_test[util::join(std::vector<std::string>(tests.begin(), tests.end()), " and ")];
+    }
+    if (steps_by_test.size() <= 1)
+        return steps_by_test.empty() ? "Welch's t-test" : steps_by_test.begin()->first;
+    std::vector<std::string> parts;
+    for (const auto& [test, count] : steps_by_test)
+        parts.push_back(test + " (" + std::to_string(count) + " steps)");
+    return util::join(parts, ", ");
+}
+
+std::string duration_confidence(const Context& context) {
+    return "each verdict compares the commit's timings with both endpoints' (" +
+           std::to_string(context.options.samples) + " samples each) by " +
+           duration_tests(context) + " (alpha 0.05); commits that matched neither within " +
+           std::to_string(std::max(context.options.max_samples, context.options.samples)) +
+           " samples were skipped, not guessed";
+}
+
+std::string functional_confidence(const Context& context) {
+    const auto* bad_step = find_step(context, core::StepRole::bad_endpoint);
+    if (!bad_step)
+        return "";
+    auto samples = samples_of(context, *bad_step);
+    auto targets = regression_signatures(samples);
+    Reproduction seen = count_reproduction(context.criterion, samples, targets);
+    SamplePlan plan = plan_samples(seen.reproduced, seen.usable, context.options.confidence,
+                                   context.options.max_samples);
+    std::string out = "reproduced in " + std::to_string(seen.reproduced) + " of " +
+                      std::to_string(seen.usable) + " samples at BAD (rate taken as " +
+                      util::fixed(plan.rate, 2) + "); a good verdict took " +
+                      std::to_string(plan.samples) +
+                      " clean samples, so a commit as bad as BAD passes as good with "
+                      "probability at most " +
+                      util::fixed((1 - plan.confidence) * 100, 1) + "% (confidence " +
+                      util::fixed(plan.confidence * 100, 1) + "%)";
+    if (!targets.empty()) {
+        std::vector<std::string> list(targets.begin(), targets.end());
+        out += "; regression signature(s): " + util::join(list, " | ");
+    }
+    return out;
+}
+
+// The confidence behind the verdicts, as the criterion gives it.
+std::string confidence_of(const Context& context) {
+    switch (context.criterion.kind) {
+    case CriterionKind::duration:
+        return duration_confidence(context);
+    case CriterionKind::metric:
+        return metric_confidence(context);
+    default:
+        return functional_confidence(context);
+    }
+}
+
+std::string describe(const Context& context, const std::string& sha) {
+    auto commit = context.git->describe(sha);
+    return commit ? short_sha(sha) + " (\"" + commit->subject + "\")" : short_sha(sha);
+}
+
+std::string truncated(const std::string& text, size_t most) {
+    return text.size() > most ? text.substr(0, most - 3) + "..." : text;
+}
+
+std::string steps_table(const Context& context) {
+    report::Table table({{"#", report::Align::right},
+                         {"role"},
+                         {"commit"},
+                         {"subject"},
+                         {"build"},
+                         {"samples", report::Align::right},
+                         {"verdict"},
+                         {"evidence"}});
+    for (size_t i = 0; i < context.steps.size(); ++i) {
+        const auto& step = context.steps[i];
+        auto commit = context.git->describe(step.commit);
+        table.add_row(
+            {std::to_string(i + 1), std::string(core::to_string(step.role)),
+             short_sha(step.commit) + (step.role == core::StepRole::verify_revert ? "+revert" : ""),
+             truncated(commit ? commit->subject : "", 40), build_label(step),
+             std::to_string(step.samples.size()), std::string(core::to_string(step.verdict)),
+             truncated(step.evidence, 90)});
+    }
+    return table.to_text();
+}
+
+// What the bisect cost: kernels it built, guests it booted.
+struct Cost {
+    size_t builds = 0;
+    double build_seconds = 0;
+    size_t boots = 0;
+};
+
+Expected<Cost> cost_of(const Context& context) {
+    Cost cost;
+    std::set<std::string> commits_tested;
+    for (const auto& step : context.steps)
+        commits_tested.insert(step.commit);
+    // From the build records, not the steps: a build finished just before a kill is a
+    // cache hit for the resumed step, but it was built by this bisect all the same.
+    for (const auto& build : RIG_TRY(context.db.kernel_builds()))
+        if (commits_tested.count(build.commit) && build.started_at >= context.info.created_at) {
+            ++cost.builds;
+            cost.build_seconds += build.duration_seconds;
+        }
+    for (const auto& [cell, samples] : context.samples_by_cell)
+        cost.boots += samples.size();
+    return cost;
+}
+
+// The summary to paste into a mail: reports/bisect-mail.txt.mustache, whose names these are.
+Expected<std::string> mail_summary(const Context& context, const CommitInfo& commit,
+                                   const std::string& confidence, const Cost& cost) {
+    const auto& info = context.info;
+    util::Json view{{"id", info.id},
+                    {"commit",
+                     {{"sha", commit.sha},
+                      {"subject", commit.subject},
+                      {"author", commit.author},
+                      {"date", commit.date}}},
+                    {"cell",
+                     {{"kernel", context.cell.kernel_name},
+                      {"config", context.cell.config},
+                      {"params", util::join(context.cell.param_pairs(), ", ")}}},
+                    {"criterion", info.criterion},
+                    {"good", describe(context, info.good)},
+                    {"bad", describe(context, info.bad)},
+                    {"bad_short", short_sha(info.bad)},
+                    {"builds", cost.builds},
+                    {"boots", cost.boots},
+                    {"steps", context.steps.size()}};
+    const auto* culprit_step = find_step(context, core::StepRole::verify_culprit);
+    const auto* parent_step = find_step(context, core::StepRole::verify_parent);
+    if (culprit_step && parent_step) {
+        view["verified"] = true;
+        view["culprit"] = {{"verdict", std::string(core::to_string(culprit_step->verdict))},
+                           {"evidence", culprit_step->evidence}};
+        view["parent"] = {{"commit", short_sha(parent_step->commit)},
+                          {"verdict", std::string(core::to_string(parent_step->verdict))},
+                          {"evidence", parent_step->evidence}};
+    }
+    if (const auto* revert_step = find_step(context, core::StepRole::verify_revert))
+        view["revert"] = {{"verdict", std::string(core::to_string(revert_step->verdict))},
+                          {"evidence", revert_step->evidence}};
+    if (!confidence.empty())
+        view["confidence"] = confidence;
+    return report::render_template(report::builtin_template(report::Builtin::bisect_mail), view,
+                                   "reports/bisect-mail.txt.mustache");
+}
+
+// The first bad commit, and the summary to paste into a mail.
+Expected<std::string> culprit_summary(const Context& context, const std::string& confidence,
+                                      const Cost& cost) {
+    const auto& info = context.info;
+    auto commit = RIG_TRY(context.git->describe(info.culprit));
+    std::ostringstream out;
+    out << "\nfirst bad commit: " << commit.sha << "\n"
+        << "  subject: " << commit.subject << "\n"
+        << "  author:  " << commit.author << "\n"
+        << "  date:    " << commit.date << "\n";
+    out << "\n--- summary for a mail ---\n"
+        << RIG_TRY(mail_summary(context, commit, confidence, cost));
+    return out.str();
+}
+
+} // namespace
+
+Expected<std::string> render_status(store::Database& db, int64_t id) {
+    std::vector<store::BisectInfo> all = RIG_TRY(db.bisects());
+    report::Table table({{"id", report::Align::right},
+                         {"status"},
+                         {"cell"},
+                         {"criterion"},
+                         {"good..bad"},
+                         {"steps", report::Align::right},
+                         {"culprit"},
+                         {"updated"}});
+    std::string messages;
+    for (const auto& info : all) {
+        if (id != 0 && info.id != id)
+            continue;
+        auto steps = RIG_TRY(db.bisect_steps(info.id));
+        table.add_row({std::to_string(info.id), std::string(core::to_string(info.status)),
+                       info.cell_id, info.criterion,
+                       short_sha(info.good) + ".." + short_sha(info.bad),
+                       std::to_string(steps.size()), short_sha(info.culprit), info.updated_at});
+        if (id != 0 && !info.message.empty())
+            messages += std::string(core::to_string(info.status)) + ": " + info.message + "\n";
+    }
+    if (id != 0 && table.rows() == 0)
+        return fail(ErrorKind::usage, "no bisect " + std::to_string(id) + " in the database");
+    if (table.rows() == 0)
+        return std::string("no bisects in the database\n");
+    return table.to_text() + (messages.empty() ? "" : "\n" + messages);
+}
+
+Expected<std::string> render_report(int64_t id, store::Database& db, const Settings& settings) {
+    Context context = RIG_TRY(load(id, db, settings));
+    const auto& info = context.info;
+    std::ostringstream out;
+    out << "bisect " << id << ": " << core::to_string(info.status) << "\n"
+        << "scenario: " << context.scenario.name << " (" << context.options.scenario.string()
+        << ")\n"
+        << "cell:     " << context.cell.id << " " << context.cell.label() << "\n"
+        << "criterion: " << info.criterion << "\n"
+        << "good:     " << describe(context, info.good) << "\n"
+        << "bad:      " << describe(context, info.bad) << "\n";
+    if (!info.message.empty())
+        out << "result:   " << info.message << "\n";
+    out << "\n" << steps_table(context) << "\n";
+
+    Cost cost = RIG_TRY(cost_of(context));
+    size_t commits = RIG_TRY(context.git->count(info.good, info.bad));
+    size_t skips = std::count_if(context.steps.begin(), context.steps.end(), [](const auto& s) {
+        return s.role == core::StepRole::bisect &&
+               (s.verdict == core::Verdict::skip || s.verdict == core::Verdict::unsure);
+    });
+    out << "cost: " << cost.builds << " builds (" << util::fixed(cost.build_seconds / 60, 1)
+        << " min), " << cost.boots << " boots; " << commits << " commits in range, bound ceil(log2 "
+        << commits << ") + 2 = " << build_bound(commits) << " builds plus " << skips
+        << " skipped\n";
+
+    std::string confidence = confidence_of(context);
+    if (!confidence.empty())
+        out << "confidence: " << confidence << "\n";
+    if (!info.culprit.empty())
+        out << RIG_TRY(culprit_summary(context, confidence, cost));
+    return out.str();
+}
+
+} // namespace rig::bisect

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// The bisect's stored settings and its cell filter.
+#include "bisect/settings.hpp"
+
+#include "util/strings.hpp"
+
+#include <sstream>
+
+namespace rig::bisect {
+
+std::string encode_settings(const StartOptions& options) {
+    std::ostringstream out;
+    out << "scenario=" << options.scenario.string() << "\n"
+        << "cell=" << options.cell << "\n"
+        << "samples=" << options.samples << "\n"
+        << "confidence=" << options.confidence << "\n"
+        << "max_samples=" << options.max_samples << "\n"
+        << "infra_retries=" << options.infra_retries << "\n"
+        << "verify_revert=" << (options.verify_revert ? 1 : 0) << "\n";
+    return out.str();
+}
+
+Expected<StartOptions> decode_settings(const std::string& text) {
+    StartOptions options;
+    for (const std::string& line : util::split(text, '\n')) {
+        auto equals = line.find('=');
+        if (equals == std::string::npos)
+            continue;
+        std::string key = line.substr(0, equals), value = line.substr(equals + 1);
+        try {
+            if (key == "scenario")
+                options.scenario = value;
+            else if (key == "cell")
+                options.cell = value;
+            else if (key == "samples")
+                options.samples = std::stoi(value);
+            else if (key == "confidence")
+                options.confidence = std::stod(value);
+            else if (key == "max_samples")
+                options.max_samples = std::stoi(value);
+            else if (key == "infra_retries")
+                options.infra_retries = std::stoi(value);
+            else if (key == "verify_revert")
+                options.verify_revert = value == "1";
+        } catch (const std::exception&) {
+            return fail(ErrorKind::infra, "stored bisect setting '" + line + "' is not valid");
+        }
+    }
+    return options;
+}
+
+Expected<size_t> select_cell(const std::vector<core::Cell>& cells, const std::string& filter) {
+    std::vector<size_t> matches;
+    bool by_keys = filter.find('=') != std::string::npos;
+    for (size_t i = 0; i < cells.size(); ++i) {
+        const core::Cell& cell = cells[i];
+        bool match = true;
+        if (!by_keys) {
+            match = !filter.empty() && util::starts_with(cell.id, filter);
+        } else {
+            for (const std::string& pair : util::split(filter, ',')) {
+                auto equals = pair.find('=');
+                if (equals == std::string::npos)
+                    return fail(ErrorKind::usage,
+                                "--cell " + filter + ": '" + pair + "' is not KEY=VALUE");
+                std::string key(util::trim(pair.substr(0, equals)));
+                std::string value(util::trim(pair.substr(equals + 1)));
+                std::string have = key == "kernel"   ? cell.kernel_name
+                                   : key == "config" ? cell.config
+                                   : key == "cell"   ? cell.id
+                                                     : cell.param(key);
+                match &= have == value;
+            }
+        }
+        if (match)
+            matches.push_back(i);
+    }
+    if (matches.size() == 1)
+        return matches.front();
+    std::string list;
+    for (const core::Cell& cell : cells)
+        list += "\n  " + cell.id + " " + cell.label();
+    return fail(ErrorKind::usage, "--cell " + filter + " matches " +
+                                      std::to_string(matches.size()) +
+                                      " cells; it must name exactly one of:" + list);
+}
+
+} // namespace rig::bisect

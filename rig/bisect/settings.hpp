@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+// What a bisect is started with, stored with it for every resume, and the `--cell` filter
+// that picks its one cell.
+#pragma once
+
+#include "core/cell.hpp"
+#include "util/error.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace rig::bisect {
+
+struct StartOptions {
+    std::filesystem::path scenario;
+    std::string cell; // cell id or prefix, or key=value[,key=value] on kernel/config/axes
+    std::string good; // any revision of the kernel's repository
+    std::string bad;
+    std::string criterion = "errors";
+    int samples = 3;            // at each endpoint and for each verification
+    double confidence = 0.95;   // of a good verdict (functional criteria)
+    int max_samples = 10;       // per commit: the cap (functional) or budget (duration)
+    int infra_retries = 3;      // infra errors in a row before the bisect stops
+    bool verify_revert = false; // also revert the culprit on BAD and check that it passes
+};
+
+// Settings every resume uses, stored with the bisect as key=value lines.
+std::string encode_settings(const StartOptions& options);
+Expected<StartOptions> decode_settings(const std::string& text);
+
+// The one cell of `cells` that `filter` names, or a usage error listing the candidates.
+Expected<size_t> select_cell(const std::vector<core::Cell>& cells, const std::string& filter);
+
+struct Settings {
+    std::filesystem::path
+        results_dir;                 // results_dir/bisects/<id>: sample logs, rig's git repository
+    std::filesystem::path cache_dir; // kernels and initramfs images
+    // Where samples run follows the scenario's backend. slurm: each sample is a batch job
+    // (run/batch.hpp) whose jobs are named after `db`; `program` is rig's binary on the
+    // nodes.
+    std::filesystem::path db;
+    std::filesystem::path program;
+};
+
+} // namespace rig::bisect

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// One step of a bisect: a commit built, then sampled until its policy gives a verdict,
+// and stored. A step stored before a kill is taken over, not measured again.
+#pragma once
+
+#include "bisect/context.hpp"
+#include "kernel/artifact.hpp"
+
+#include <atomic>
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace rig::bisect {
+
+// How a step decides when it has enough samples.
+struct Policy {
+    enum class Kind { fixed, functional, duration, metric } kind = Kind::fixed;
+    int samples = 0; // fixed: exactly this many; functional: clean ones needed; duration,
+                     // metric: the first verdict's
+    int budget = 0;  // duration, metric: at most this many
+    std::set<std::string> targets; // errors criterion
+    const Calibration* calibration = nullptr;
+    core::Verdict calibrates = core::Verdict::unsure; // fixed: the endpoint being calibrated
+    const MetricPlan* metric_plan = nullptr;
+};
+
+// The commit a step measures, and why.
+struct StepRequest {
+    core::StepRole role;
+    std::string sha;
+    const Policy& policy;
+    std::vector<std::string> patches = {}; // added to the kernel's own
+    std::string label = "";                // appended to the kernel's name: "+revert"
+};
+
+// Where samples run and what a step prints.
+struct StepIo {
+    vm::Hypervisor& hypervisor; // this machine's QEMU, unless the context has libvirt
+    const std::atomic<bool>& interrupted;
+    std::ostream& out;
+};
+
+// A commit's cell: the scenario with the kernel at that commit (and any patches).
+struct CommitCell {
+    core::Scenario scenario;
+    core::Cell cell;
+};
+
+// What one step's samples boot: the commit's cell, kernel and initramfs.
+struct Boot {
+    const CommitCell& target;
+    const kernel::Artifact& kernel;
+    std::filesystem::path initrd;
+    std::string prefix; // of every line the step prints
+};
+
+struct Measured {
+    store::BisectStep step;
+    std::vector<core::Sample> samples;
+    bool interrupted = false;
+    std::optional<std::string> stopped; // infra errors in a row, or a full disk: why
+};
+
+// The measure loop: samples `boot` until the policy decides, skipping infra errors up to
+// the options' infra_retries in a row; sets `measured.interrupted`, or `stopped` with why,
+// instead when the bisect must stop. Each sample is stored and added to `measured`.
+Expected<Decision> sample_until_decided(Context& context, const StepRequest& request,
+                                        const StepIo& io, const Boot& boot, Measured& measured,
+                                        int next_repetition);
+
+// Builds the commit (a cache hit when a killed bisect already built it), then samples it
+// until the policy decides, reusing the samples of this step stored before a kill.
+Expected<Measured> measure(Context& context, const StepRequest& request, const StepIo& io);
+// A measured step, or the finished step of the same role and commit stored before a resume.
+Expected<Measured> measure_once(Context& context, const StepRequest& request, const StepIo& io);
+
+} // namespace rig::bisect

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// The status words' one table each, read both ways.
+#include "core/status.hpp"
+
+#include <array>
+#include <string>
+#include <utility>
+
+namespace rig::core {
+
+namespace {
+
+template <typename E, size_t N> using Words = std::array<std::pair<E, std::string_view>, N>;
+
+constexpr Words<BuildOutcome, 3> k_build_outcomes{{
+    {BuildOutcome::ok, "ok"},
+    {BuildOutcome::build_failed, "build-failed"},
+    {BuildOutcome::config_error, "config-error"},
+}};
+constexpr Words<RunStatus, 3> k_run_statuses{{
+    {RunStatus::running, "running"},
+    {RunStatus::finished, "finished"},
+    {RunStatus::interrupted, "interrupted"},
+}};
+constexpr Words<HostStatus, 2> k_host_statuses{{
+    {HostStatus::up, "up"},
+    {HostStatus::dropped, "dropped"},
+}};
+constexpr Words<BisectStatus, 7> k_bisect_statuses{{
+    {BisectStatus::running, "running"},
+    {BisectStatus::culprit, "culprit"},
+    {BisectStatus::unverified, "unverified"},
+    {BisectStatus::inconclusive, "inconclusive"},
+    {BisectStatus::not_reproducible, "not-reproducible"},
+    {BisectStatus::stopped, "stopped"},
+    {BisectStatus::interrupted, "interrupted"},
+}};
+constexpr Words<StepRole, 6> k_step_roles{{
+    {StepRole::bad_endpoint, "bad-endpoint"},
+    {StepRole::good_endpoint, "good-endpoint"},
+    {StepRole::bisect, "bisect"},
+    {StepRole::verify_culprit, "verify-culprit"},
+    {StepRole::verify_parent, "verify-parent"},
+    {StepRole::verify_revert, "verify-revert"},
+}};
+constexpr Words<Verdict, 4> k_verdicts{{
+    {Verdict::good, "good"},
+    {Verdict::bad, "bad"},
+    {Verdict::skip, "skip"},
+    {Verdict::unsure, "unsure"},
+}};
+
+template <typename E, size_t N> std::string_view word(const Words<E, N>& words, E value) {
+    for (const auto& [known, text] : words)
+        if (known == value)
+            return text;
+    return "?";
+}
+
+template <typename E, size_t N>
+Expected<E> parse(const Words<E, N>& words, std::string_view text, const char* what) {
+    for (const auto& [value, known] : words)
+        if (known == text)
+            return value;
+    std::string list;
+    for (const auto& [value, known] : words)
+        list += (list.empty() ? "" : ", ") + std::string(known);
+    return fail(ErrorKind::infra,
+                "'" + std::string(text) + "' is not a " + what + " (" + list + ")");
+}
+
+} // namespace
+
+std::string_view to_string(BuildOutcome outcome) {
+    return word(k_build_outcomes, outcome);
+}
+std::string_view to_string(RunStatus status) {
+    return word(k_run_statuses, status);
+}
+std::string_view to_string(HostStatus status) {
+    return word(k_host_statuses, status);
+}
+std::string_view to_string(BisectStatus status) {
+    return word(k_bisect_statuses, status);
+}
+std::string_view to_string(StepRole role) {
+    return word(k_step_roles, role);
+}
+std::string_view to_string(Verdict verdict) {
+    return word(k_verdicts, verdict);
+}
+
+Expected<BuildOutcome> parse_build_outcome(std::string_view text) {
+    return parse(k_build_outcomes, text, "build outcome");
+}
+Expected<RunStatus> parse_run_status(std::string_view text) {
+    return parse(k_run_statuses, text, "run status");
+}
+Expected<HostStatus> parse_host_status(std::string_view text) {
+    return parse(k_host_statuses, text, "host status");
+}
+Expected<BisectStatus> parse_bisect_status(std::string_view text) {
+    return parse(k_bisect_statuses, text, "bisect status");
+}
+Expected<StepRole> parse_step_role(std::string_view text) {
+    return parse(k_step_roles, text, "bisect step role");
+}
+Expected<Verdict> parse_verdict(std::string_view text) {
+    return parse(k_verdicts, text, "verdict");
+}
+
+} // namespace rig::core

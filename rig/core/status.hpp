@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// The status words rig stores and prints: one enum each, with the text the database holds.
+// Parsing text that is none of an enum's words is an error, never a default: a database
+// written by a newer rig, or edited by hand, must not be misread.
+#pragma once
+
+#include "util/error.hpp"
+
+#include <string_view>
+
+namespace rig::core {
+
+// How building a git kernel ended.
+enum class BuildOutcome {
+    ok,
+    build_failed, // make failed; the build keeps the first compiler errors
+    config_error, // a patch did not apply or a requested option is not in the .config
+};
+
+// A run (`rig run`, or the run that holds a bisect's samples).
+enum class RunStatus { running, finished, interrupted };
+
+// A libvirt host of a run: taking samples, or dropped (with the reason stored beside).
+enum class HostStatus { up, dropped };
+
+enum class BisectStatus {
+    running,          // not finished: resume it
+    culprit,          // found and verified
+    unverified,       // found, but the verification did not confirm it
+    inconclusive,     // skipped or unsure commits hide the culprit in a range
+    not_reproducible, // the endpoints do not test as given
+    stopped,          // infra errors in a row: resume once the machinery works
+    interrupted,      // Ctrl-C
+};
+
+// What a commit measured by a bisect is there for.
+enum class StepRole {
+    bad_endpoint,
+    good_endpoint,
+    bisect, // a step git asked for
+    verify_culprit,
+    verify_parent,
+    verify_revert, // BAD with the culprit reverted
+};
+
+// What a bisect found a commit to be.
+enum class Verdict { good, bad, skip, unsure };
+
+std::string_view to_string(BuildOutcome outcome);
+std::string_view to_string(RunStatus status);
+std::string_view to_string(HostStatus status);
+std::string_view to_string(BisectStatus status);
+std::string_view to_string(StepRole role);
+std::string_view to_string(Verdict verdict);
+
+Expected<BuildOutcome> parse_build_outcome(std::string_view text);
+Expected<RunStatus> parse_run_status(std::string_view text);
+Expected<HostStatus> parse_host_status(std::string_view text);
+Expected<BisectStatus> parse_bisect_status(std::string_view text);
+Expected<StepRole> parse_step_role(std::string_view text);
+Expected<Verdict> parse_verdict(std::string_view text);
+
+} // namespace rig::core

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// Runs, their libvirt hosts and their cells.
+#include "store/sqlite.hpp"
+#include "util/json.hpp"
+
+namespace rig::store {
+
+namespace {
+
+// A JSON object rather than "k=v;k=v", so that no value needs a reserved character and
+// reports can query it with SQLite's json_extract() and json_each().
+std::string params_json(const std::map<std::string, std::string>& params) {
+    return util::json_line(util::Json(params));
+}
+
+const char* const k_run_columns = "id, scenario_name, scenario_file, scenario_text, scenario_hash, "
+                                  "host_facts, rig_version, started_at, finished_at, status";
+
+Expected<RunInfo> read_run(const Statement& row) {
+    return RunInfo{
+        row.integer(0), row.text(1),
+        row.text(2),    row.text(3),
+        row.text(4),    row.text(5),
+        row.text(6),    row.text(7),
+        row.text(8),    RIG_TRY(stored(core::parse_run_status(row.text(9)), "runs.status"))};
+}
+
+Expected<std::optional<RunInfo>> query_run(Impl& db, const std::string& sql, const auto&... args) {
+    auto statement = RIG_TRY(Statement::prepare(db, sql));
+    if (!RIG_TRY(statement.bind(args...).step()))
+        return std::nullopt;
+    return RIG_TRY(read_run(statement));
+}
+
+} // namespace
+
+Expected<int64_t> Database::begin_run(const RunInfo& run) {
+    const std::string sql =
+        std::string("INSERT INTO runs (scenario_name, scenario_file, scenario_text, "
+                    "scenario_hash, host_facts, rig_version, started_at, status) "
+                    "VALUES (?1, ?2, ?3, ?4, COALESCE(NULLIF(?5, ''), '{}'), ?6, "
+                    "COALESCE(NULLIF(?7, ''), ") +
+        k_now + "), ?8)";
+    RIG_TRY(execute(*m_impl, sql, run.scenario_name, run.scenario_file, run.scenario_text,
+                    run.scenario_hash, run.host_facts, run.rig_version, run.started_at,
+                    core::to_string(run.status)));
+    return sqlite3_last_insert_rowid(m_impl->m_db);
+}
+
+Expected<void> Database::finish_run(int64_t run_id, core::RunStatus status) {
+    const std::string sql =
+        std::string("UPDATE runs SET status = ?2, finished_at = ") + k_now + " WHERE id = ?1";
+    RIG_TRY(execute(*m_impl, sql, run_id, core::to_string(status)));
+    if (sqlite3_changes(m_impl->m_db) == 0)
+        return tl::unexpected(m_impl->error("finish run " + std::to_string(run_id), "no such run"));
+    return {};
+}
+
+Expected<void> Database::set_run_host(int64_t run_id, const RunHost& host) {
+    const std::string sql =
+        std::string("INSERT INTO run_hosts (run_id, uri, status, reason, samples) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (run_id, uri) DO UPDATE SET "
+                    "status = excluded.status, reason = excluded.reason, "
+                    "samples = excluded.samples, changed_at = ") +
+        k_now;
+    return execute(*m_impl, sql, run_id, host.uri, core::to_string(host.status), host.reason,
+                   host.samples);
+}
+
+Expected<std::vector<RunHost>> Database::run_hosts(int64_t run_id) {
+    auto statement = RIG_TRY(Statement::prepare(
+        *m_impl, "SELECT uri, status, reason, samples, changed_at FROM run_hosts "
+                 "WHERE run_id = ?1 ORDER BY rowid"));
+    statement.bind(run_id);
+    std::vector<RunHost> hosts;
+    while (RIG_TRY(statement.step())) {
+        RunHost& host = hosts.emplace_back();
+        host.uri = statement.text(0);
+        host.status =
+            RIG_TRY(stored(core::parse_host_status(statement.text(1)), "run_hosts.status"));
+        host.reason = statement.text(2);
+        host.samples = statement.integer(3);
+        host.changed_at = statement.text(4);
+    }
+    return hosts;
+}
+
+Expected<std::optional<RunInfo>> Database::run(int64_t run_id) {
+    return query_run(*m_impl, std::string("SELECT ") + k_run_columns + " FROM runs WHERE id = ?1",
+                     run_id);
+}
+
+Expected<std::optional<RunInfo>> Database::last_unfinished_run(const std::string& scenario_hash) {
+    return query_run(*m_impl,
+                     std::string("SELECT ") + k_run_columns +
+                         " FROM runs WHERE status <> 'finished' AND (?1 = '' OR scenario_hash = "
+                         "?1) ORDER BY id DESC LIMIT 1",
+                     scenario_hash);
+}
+
+Expected<std::vector<RunInfo>> Database::runs() {
+    auto statement = RIG_TRY(Statement::prepare(*m_impl, std::string("SELECT ") + k_run_columns +
+                                                             " FROM runs ORDER BY id"));
+    std::vector<RunInfo> out;
+    while (RIG_TRY(statement.step()))
+        out.push_back(RIG_TRY(read_run(statement)));
+    return out;
+}
+
+Expected<void> Database::add_cells(int64_t run_id, const std::vector<core::Cell>& cells) {
+    auto transaction = RIG_TRY(Transaction::begin(*m_impl, Transaction::Mode::write));
+    auto insert = RIG_TRY(Statement::prepare(
+        *m_impl, "INSERT INTO cells (run_id, cell_id, kernel_name, config, fs, msize, cache, "
+                 "params, canonical) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                 "ON CONFLICT (run_id, cell_id) DO NOTHING"));
+    for (const auto& cell : cells) {
+        insert.reset();
+        RIG_TRY(insert
+                    .bind(run_id, cell.id, cell.kernel_name, cell.config,
+                          core::to_string(cell.fs()), cell.msize(), cell.cache(),
+                          params_json(cell.params), cell.canonical)
+                    .run());
+    }
+    return transaction.commit();
+}
+
+Expected<std::vector<core::Cell>> Database::cells(int64_t run_id) {
+    auto transaction = RIG_TRY(Transaction::begin(*m_impl, Transaction::Mode::read));
+    auto select = RIG_TRY(Statement::prepare(
+        *m_impl, "SELECT cell_id, kernel_name, config, canonical, params FROM cells "
+                 "WHERE run_id = ?1 ORDER BY rowid"));
+    auto params = RIG_TRY(Statement::prepare(*m_impl, "SELECT key, value FROM json_each(?1)"));
+    select.bind(run_id);
+    std::vector<core::Cell> out;
+    while (RIG_TRY(select.step())) {
+        core::Cell cell;
+        cell.id = select.text(0);
+        cell.kernel_name = select.text(1);
+        cell.config = select.text(2);
+        cell.canonical = select.text(3);
+        params.reset();
+        params.bind(select.text(4));
+        while (RIG_TRY(params.step()))
+            cell.params[params.text(0)] = params.text(1);
+        out.push_back(std::move(cell));
+    }
+    RIG_TRY(transaction.commit());
+    return out;
+}
+
+} // namespace rig::store

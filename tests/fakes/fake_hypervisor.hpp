@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// A Hypervisor for unit tests: instead of booting, it plays a script of console and
+// channel output at given times, then exits with a given status, fails a helper, or
+// fails to start at all. Tests of run_sample and of the bisect's measure loop run
+// through it in milliseconds.
+#pragma once
+
+#include "vm/hypervisor.hpp"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rig::test {
+
+using std::chrono::milliseconds;
+
+enum class Stream { console, channel };
+
+// What one fake guest does, on a clock that starts when the hypervisor starts it. Output
+// is written to the spec's console_log and channel_log as the sample polls the guest,
+// once its time has come; a guest with no exit runs (silently, after its script) until
+// it is destroyed.
+struct GuestScript {
+    struct Output {
+        milliseconds at;
+        Stream stream;
+        std::string bytes;
+    };
+    std::vector<Output> outputs;
+    std::optional<milliseconds> exit_at;
+    int exit_status = 0;
+    std::optional<std::string> start_error; // start() fails: the sample is an infra error
+    std::optional<milliseconds> helper_fails_at;
+    std::string helper_failure = "virtiofsd exited with status 1";
+
+    GuestScript& console(milliseconds at, const std::string& line);
+    GuestScript& channel(milliseconds at, const std::string& record); // "start 1000"
+    GuestScript& exit(milliseconds at, int status);
+
+    // The agent's records of a workload that runs from `start` to `end` and exits with
+    // `status`, then "done", and a poweroff soon after: a guest that did everything.
+    GuestScript& hello(milliseconds at);
+    GuestScript& workload(milliseconds start, milliseconds end, int status);
+    GuestScript& done(milliseconds at);
+};
+
+// A whole sample's script: hello, a workload from 10 to 30 ms with this exit status,
+// done and poweroff.
+GuestScript finished_guest(int workload_status = 0);
+
+class FakeHypervisor final : public vm::Hypervisor {
+public:
+    // Every guest plays the same script.
+    explicit FakeHypervisor(GuestScript script);
+    // Each guest's script is chosen from what it boots (its kernel, its name).
+    explicit FakeHypervisor(std::function<GuestScript(const vm::GuestSpec&)> choose);
+
+    std::string name() const override { return "fake"; }
+    Expected<std::unique_ptr<vm::Vm>> start(const vm::GuestSpec& spec) override;
+
+    // What it was asked to boot, in order, and how many guests were destroyed.
+    const std::vector<vm::GuestSpec>& started() const { return m_started; }
+    int destroyed() const { return *m_destroyed; }
+
+private:
+    std::function<GuestScript(const vm::GuestSpec&)> m_choose;
+    std::vector<vm::GuestSpec> m_started;
+    std::shared_ptr<int> m_destroyed = std::make_shared<int>(0);
+};
+
+} // namespace rig::test

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: MIT
+// Tests of run/sample through the FakeHypervisor: every outcome class, and every rule of
+// precedence between boot timeout, silence, panic, workload timeout and infra error, on
+// timeouts of milliseconds.
+#include "fake_hypervisor.hpp"
+#include "run/sample.hpp"
+#include "temp_dir.hpp"
+
+#include <atomic>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+using namespace rig;
+using rig::test::FakeHypervisor;
+using rig::test::GuestScript;
+using std::chrono::milliseconds;
+
+namespace {
+
+// Long enough never to fire in a test that waits on something else.
+constexpr milliseconds k_never{10'000};
+
+// A sample's surroundings with every timeout at k_never; each test shortens the one it is
+// about. Polls every 2 ms, so a test takes tens of milliseconds.
+struct Bench {
+    test::TempDir dir;
+    core::Scenario scenario;
+    core::Cell cell;
+    kernel::Artifact kernel;
+    std::atomic<bool> interrupted{false};
+    run::Pacing pacing{milliseconds(2), k_never, k_never};
+    std::vector<std::string> phases;
+
+    Bench() {
+        scenario.workload.kind = core::WorkloadKind::command;
+        scenario.workload.command = "true";
+        scenario.timeouts = {k_never, k_never, k_never};
+        scenario.guest.count_9p = false; // the fake guest writes no 9p trace
+        cell.id = "0123456789ab";
+        kernel.id = "fake";
+        kernel.boot_image = dir.path() / "vmlinux";
+        std::ofstream(dir.path() / "base.cpio");
+    }
+
+    run::SampleRun run(vm::Hypervisor& hypervisor) {
+        run::SampleContext context{scenario,
+                                   cell,
+                                   0,
+                                   kernel,
+                                   dir.path() / "base.cpio",
+                                   dir.path() / "sample",
+                                   "tcg",
+                                   hypervisor,
+                                   interrupted,
+                                   [this](const std::string& phase) { phases.push_back(phase); },
+                                   {}};
+        return run::run_sample(context, pacing);
+    }
+
+    core::Sample run(GuestScript script) {
+        FakeHypervisor hypervisor(std::move(script));
+        return run(hypervisor).sample;
+    }
+};
+
+// The agent's hello, then a console line every 5 ms until `until`: a guest that is busy
+// but never starts (or ends) its workload.
+GuestScript chatter(milliseconds until) {
+    GuestScript script;
+    script.hello(milliseconds(0));
+    for (milliseconds at{5}; at < until; at += milliseconds(5))
+        script.console(at, "<6>still busy");
+    return script;
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+TEST(RunSample, FinishedWorkloadIsOk) {
+    Bench bench;
+    FakeHypervisor hypervisor(test::finished_guest(0));
+    run::SampleRun ran = bench.run(hypervisor);
+    const core::Sample& sample = ran.sample;
+    EXPECT_EQ(sample.outcome, core::Outcome::ok);
+    EXPECT_FALSE(ran.out_of_space);
+    EXPECT_EQ(sample.exit_status, 0);
+    EXPECT_DOUBLE_EQ(sample.guest_seconds, 0.02);
+    EXPECT_GT(sample.wall_seconds, 0);
+    EXPECT_GE(sample.total_seconds, 0.04);
+    EXPECT_EQ(sample.evidence, "");
+    EXPECT_EQ(bench.phases, (std::vector<std::string>{"preparing workload", "booting",
+                                                      "running workload", "collecting"}));
+    ASSERT_EQ(hypervisor.started().size(), 1u);
+    const vm::GuestSpec& spec = hypervisor.started().front();
+    EXPECT_EQ(spec.name, "rig-0123456789ab-0");
+    EXPECT_EQ(spec.kernel, bench.kernel.boot_image);
+    EXPECT_EQ(spec.cmdline, run::guest_cmdline());
+    EXPECT_EQ(hypervisor.destroyed(), 0); // it powered off by itself
+}
+
+TEST(RunSample, ErrorLinesOfAWorkloadThatExitedZero) {
+    Bench bench;
+    GuestScript script = test::finished_guest(0);
+    script.console(milliseconds(20), "<3>9pnet: bad request");
+    core::Sample sample = bench.run(script);
+    EXPECT_EQ(sample.outcome, core::Outcome::errors);
+    EXPECT_EQ(sample.error_count, 1);
+    EXPECT_TRUE(has(sample.evidence, "console (tail):"));
+}
+
+TEST(RunSample, NonZeroWorkloadExitFails) {
+    Bench bench;
+    core::Sample sample = bench.run(test::finished_guest(2));
+    EXPECT_EQ(sample.outcome, core::Outcome::workload_failed);
+    EXPECT_EQ(sample.exit_status, 2);
+}
+
+TEST(RunSample, AgentSetupFailureFailsTheWorkloadAndIsNotABootTimeout) {
+    Bench bench;
+    bench.scenario.timeouts.boot = milliseconds(20);
+    GuestScript script;
+    script.hello(milliseconds(0))
+        .channel(milliseconds(5), "error mount-work bm8gc3VjaCBkZXZpY2U=") // "no such device"
+        .done(milliseconds(5))
+        .exit(milliseconds(60), 0); // poweroff well after the boot timeout
+    core::Sample sample = bench.run(script);
+    EXPECT_EQ(sample.outcome, core::Outcome::workload_failed);
+    EXPECT_TRUE(has(sample.evidence, "agent setup failed: mount-work: no such device"));
+}
+
+TEST(RunSample, GuestThatPoweredOffWithoutAnEndFailsTheWorkload) {
+    Bench bench;
+    GuestScript script;
+    script.hello(milliseconds(0))
+        .channel(milliseconds(5), "start 5000000")
+        .exit(milliseconds(20), 0);
+    EXPECT_EQ(bench.run(script).outcome, core::Outcome::workload_failed);
+}
+
+TEST(RunSample, PanicWithPvpanicExitIsAKernelPanic) {
+    Bench bench;
+    GuestScript script;
+    script.hello(milliseconds(0))
+        .channel(milliseconds(5), "start 5000000")
+        .console(milliseconds(10), "<0>Kernel panic - not syncing: Fatal exception")
+        .exit(milliseconds(12), 1);
+    core::Sample sample = bench.run(script);
+    EXPECT_EQ(sample.outcome, core::Outcome::kernel_panic);
+    EXPECT_TRUE(has(sample.evidence, "Kernel panic - not syncing"));
+}
+
+TEST(RunSample, PanickedGuestThatStaysUpIsStoppedOnceQuiet) {
+    Bench bench;
+    bench.pacing.panic_quiet = milliseconds(30);
+    GuestScript script;
+    script.hello(milliseconds(0)).console(milliseconds(5), "<0>Kernel panic - not syncing: VFS");
+    FakeHypervisor hypervisor(script);
+    core::Sample sample = bench.run(hypervisor).sample;
+    EXPECT_EQ(sample.outcome, core::Outcome::kernel_panic);
+    EXPECT_EQ(hypervisor.destroyed(), 1);
+    EXPECT_LT(sample.total_seconds, 1.0);
+}
+
+TEST(RunSample, PanicWinsOverTheBootTimeoutItCaused) {
+    Bench bench;
+    bench.scenario.timeouts.boot = milliseconds(20);
+    GuestScript script;
+    script.console(milliseconds(0), "<0>Kernel panic - not syncing: No working init found");
+    core::Sample sample = bench.run(script);
+    EXPECT_EQ(sample.outcome, core::Outcome::kernel_panic);
+    EXPECT_TRUE(has(sample.evidence, "no workload start within 0 s of boot"));
+}
+
+TEST(RunSample, PanicWinsOverTheSilenceItCaused) {
+    Bench bench;
+    bench.scenario.timeouts.silence = milliseconds(30);
+    GuestScript script;
+    script.hello(milliseconds(0))
+        .channel(milliseconds(5), "start 5000000")
+        .console(milliseconds(10), "<0>Kernel panic - not syncing: Oops");
+    EXPECT_EQ(bench.run(script).outcome, core::Outcome::kernel_panic);
+}
+
+TEST(RunSample, PanicWinsOverTheWorkloadTimeoutItCaused) {
+    Bench bench;
+    bench.scenario.timeouts.workload = milliseconds(30);
+    GuestScript script = chatter(milliseconds(200));
+    script.channel(milliseconds(5), "start 5000000")
+        .console(milliseconds(8), "<0>Kernel panic - not syncing: hung_task");
+    EXPECT_EQ(bench.run(script).outcome, core::Outcome::kernel_panic);
+}
+
+TEST(RunSample, BusyGuestWithoutAStartTimesOutBooting) {
+    Bench bench;
+    bench.scenario.timeouts.boot = milliseconds(40);
+    FakeHypervisor hypervisor(chatter(milliseconds(500)));
+    core::Sample sample = bench.run(hypervisor).sample;
+    EXPECT_EQ(sample.outcome, core::Outcome::boot_timeout);
+    EXPECT_TRUE(has(sample.evidence, "no workload start within"));
+    EXPECT_LT(sample.total_seconds, 0.4);
+    EXPECT_EQ(hypervisor.destroyed(), 1);
+}
+
+TEST(RunSample, BootTimeoutNoLongerAppliesOnceTheWorkloadStarted) {
+    Bench bench;
+    bench.scenario.timeouts.boot = milliseconds(10);
+    GuestScript script;
+    script.hello(milliseconds(0))
+        .workload(milliseconds(5), milliseconds(40), 0)
+        .done(milliseconds(40))
+        .exit(milliseconds(45), 0);
+    EXPECT_EQ(bench.run(script).outcome, core::Outcome::ok);
+}
+
+TEST(RunSample, BusyWorkloadWithoutAnEndTimesOut) {
+    Bench bench;
+    bench.scenario.timeouts.workload = milliseconds(40);
+    GuestScript script = chatter(milliseconds(500));
+    script.channel(milliseconds(5), "start 5000000");
+    core::Sample sample = bench.run(script);
+    EXPECT_EQ(sample.outcome, core::Outcome::workload_timeout);
+    EXPECT_TRUE(has(sample.evidence, "the workload did not end within its timeout"));
+}
+
+TEST(RunSample, QuietWorkloadTimesOutBeforeItCountsAsSilent) {
+    Bench bench;
+    bench.scenario.timeouts.workload = milliseconds(30);
+    bench.scenario.timeouts.silence = milliseconds(300);
+    GuestScript script;
+    script.hello(milliseconds(0)).channel(milliseconds(0), "start 0");
+    EXPECT_EQ(bench.run(script).outcome, core::Outcome::workload_timeout);
+}
+
+TEST(RunSample, SilentWorkloadIsConsoleSilence) {
+    Bench bench;
+    bench.scenario.timeouts.silence = milliseconds(30);
+    GuestScript script;
+    script.hello(milliseconds(0)).channel(milliseconds(5), "start 5000000");
+    core::Sample sample = bench.run(script);
+    EXPECT_EQ(sample.outcome, core::Outcome::console_silence);
+    EXPECT_TRUE(has(sample.evidence, "no output on console or result channel for"));
+}
+
+TEST(RunSample, SilenceBeforeTheBootTimeoutIsConsoleSilence) {
+    Bench bench;
+    bench.scenario.timeouts.silence = milliseconds(30);
+    bench.scenario.timeouts.boot = milliseconds(300);
+    GuestScript script;
+    script.hello(milliseconds(0));
+    EXPECT_EQ(bench.run(script).outcome, core::Outcome::console_silence);
+}
+
+TEST(RunSample, GuestThatCannotStartIsAnInfraError) {
+    Bench bench;
+    GuestScript script;
+    script.start_error = "qemu-system-x86_64: cannot open /dev/kvm";
+    core::Sample sample = bench.run(script);
+    EXPECT_EQ(sample.outcome, core::Outcome::infra_error);
+    EXPECT_EQ(sample.evidence, "qemu-system-x86_64: cannot open /dev/kvm");
+}
+
+TEST(RunSample, MissingBaseInitramfsIsAnInfraErrorBeforeAnyBoot) {
+    Bench bench;
+    std::filesystem::remove(bench.dir.path() / "base.cpio");
+    FakeHypervisor hypervisor(test::finished_guest(0));
+    core::Sample sample = bench.run(hypervisor).sample;
+    EXPECT_EQ(sample.outcome, core::Outcome::infra_error);
+    EXPECT_TRUE(has(sample.evidence, "base.cpio"));
+    EXPECT_TRUE(hypervisor.started().empty());
+}
+
+TEST(RunSample, HelperDeathWinsOverThePanicAndTimeoutsAfterIt) {
+    Bench bench;
+    bench.scenario.timeouts.silence = milliseconds(200);
+    GuestScript script;
+    script.hello(milliseconds(0))
+        .channel(milliseconds(5), "start 5000000")
+        .console(milliseconds(10), "<0>Kernel panic - not syncing: 9p");
+    script.helper_fails_at = milliseconds(15);
+    core::Sample sample = bench.run(script);
+    EXPECT_EQ(sample.outcome, core::Outcome::infra_error);
+    EXPECT_TRUE(has(sample.evidence, "virtiofsd exited with status 1"));
+}
+
+TEST(RunSample, HelperLeavingAfterTheAgentIsDoneIsNoFailure) {
+    Bench bench;
+    GuestScript script = test::finished_guest(0);
+    script.exit_at = milliseconds(60);
+    script.helper_fails_at = milliseconds(35); // virtiofsd sees the device reset
+    EXPECT_EQ(bench.run(script).outcome, core::Outcome::ok);
+}
+
+TEST(RunSample, QemuFailingBeforeHelloIsAnInfraErrorNotAPanic) {
+    Bench bench;
+    GuestScript script;
+    script.console(milliseconds(0), "SeaBIOS").exit(milliseconds(5), 1);
+    EXPECT_EQ(bench.run(script).outcome, core::Outcome::infra_error);
+}
+
+TEST(RunSample, InterruptedSampleIsAbortedWhateverElseHeld) {
+    Bench bench;
+    bench.interrupted = true;
+    bench.scenario.timeouts.boot = milliseconds(1);
+    GuestScript script;
+    script.console(milliseconds(0), "<0>Kernel panic - not syncing: now");
+    FakeHypervisor hypervisor(script);
+    core::Sample sample = bench.run(hypervisor).sample;
+    EXPECT_EQ(sample.outcome, core::Outcome::aborted);
+    EXPECT_TRUE(has(sample.evidence, "rig was interrupted during this sample"));
+    EXPECT_EQ(hypervisor.destroyed(), 1);
+}
+
+TEST(RunSample, GuestThatWillNotPowerOffIsStoppedAfterItsGrace) {
+    Bench bench;
+    bench.pacing.poweroff_grace = milliseconds(20);
+    GuestScript script = test::finished_guest(0);
+    script.exit_at.reset();
+    FakeHypervisor hypervisor(script);
+    core::Sample sample = bench.run(hypervisor).sample;
+    EXPECT_EQ(sample.outcome, core::Outcome::ok);
+    EXPECT_EQ(hypervisor.destroyed(), 1);
+}
+
+TEST(RunSample, OutputWrittenAtTheExitStillCounts) {
+    Bench bench;
+    GuestScript script;
+    script.hello(milliseconds(0))
+        .workload(milliseconds(0), milliseconds(0), 0)
+        .channel(milliseconds(0), "metric guest.reads 12 count")
+        .done(milliseconds(0))
+        .exit(milliseconds(0), 0);
+    core::Sample sample = bench.run(script);
+    EXPECT_EQ(sample.outcome, core::Outcome::ok);
+    ASSERT_EQ(sample.metrics.size(), 1u);
+    EXPECT_EQ(sample.metrics[0].name, "guest.reads");
+}
