@@ -726,6 +726,40 @@ Expected<void> record_build(store::Database& db, const BuildResult& result,
     return {};
 }
 
+namespace {
+
+// Build folders, per repository, under that repository's lock (skipped when busy): the
+// stale ones, and every one (with the clone) of a repository that is gone.
+template <typename Stale>
+void collect_build_dirs(const fs::path& cache, Stale stale, GcResult& gc) {
+    std::error_code ec;
+    if (!fs::is_directory(cache / "git"))
+        return;
+    for (const auto& repo : fs::directory_iterator(cache / "git", ec)) {
+        if (!fs::exists(repo.path() / "lock"))
+            continue;
+        auto lock = util::FileLock::try_acquire(repo.path() / "lock");
+        if (!lock || !*lock)
+            continue;
+        fs::path origin(util::trim(util::read_file(repo.path() / "repo")));
+        bool gone = origin.empty() || !fs::exists(origin);
+        for (const auto& entry : fs::directory_iterator(repo.path(), ec)) {
+            std::string name = entry.path().filename().string();
+            bool folder = util::starts_with(name, "build-") || util::starts_with(name, "config-");
+            if (folder && (gone || stale(entry.path()))) {
+                gc.bytes_freed += tree_size(entry.path());
+                fs::remove_all(entry.path(), ec);
+                ++gc.build_dirs_removed;
+            } else if (gone && (name == "src" || name == "src.partial")) {
+                gc.bytes_freed += tree_size(entry.path());
+                fs::remove_all(entry.path(), ec);
+            }
+        }
+    }
+}
+
+} // namespace
+
 Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
                                    std::chrono::hours unused_for) {
     GcResult gc;
@@ -766,31 +800,7 @@ Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
         references[id] = 1; // a second index naming it is then a no-op
     }
 
-    // Build folders, per repository, under that repository's lock (skipped when busy).
-    if (fs::is_directory(cache / "git")) {
-        for (const auto& repo : fs::directory_iterator(cache / "git", ec)) {
-            if (!fs::exists(repo.path() / "lock"))
-                continue;
-            auto lock = util::FileLock::try_acquire(repo.path() / "lock");
-            if (!lock || !*lock)
-                continue;
-            fs::path origin(util::trim(util::read_file(repo.path() / "repo")));
-            bool gone = origin.empty() || !fs::exists(origin);
-            for (const auto& entry : fs::directory_iterator(repo.path(), ec)) {
-                std::string name = entry.path().filename().string();
-                bool folder =
-                    util::starts_with(name, "build-") || util::starts_with(name, "config-");
-                if (folder && (gone || stale(entry.path()))) {
-                    gc.bytes_freed += tree_size(entry.path());
-                    fs::remove_all(entry.path(), ec);
-                    ++gc.build_dirs_removed;
-                } else if (gone && (name == "src" || name == "src.partial")) {
-                    gc.bytes_freed += tree_size(entry.path());
-                    fs::remove_all(entry.path(), ec);
-                }
-            }
-        }
-    }
+    collect_build_dirs(cache, stale, gc);
     if (fs::is_directory(cache / "git" / "logs"))
         for (const auto& entry : fs::directory_iterator(cache / "git" / "logs", ec))
             if (stale(entry.path())) {
