@@ -545,6 +545,88 @@ Expected<void> save_cold_build_stats(const fs::path& cache, const std::string& c
                                                  std::to_string(stats.seconds) + "\n");
 }
 
+namespace {
+
+// make's command line and environment for the kernel (and its modules): all cores unless
+// told, ccache when there is one, and the build identity that keeps images reproducible.
+std::pair<std::vector<std::string>, std::map<std::string, std::string>>
+make_command(const std::vector<std::string>& make_base, bool modules,
+             const BuildSettings& settings) {
+    std::vector<std::string> argv = make_base;
+    argv.push_back("-j" + std::to_string(settings.jobs > 0 ? settings.jobs : default_jobs()));
+    std::map<std::string, std::string> env;
+    if (proc::find_program("ccache")) {
+        argv.push_back("CC=ccache gcc");
+        // Inside rig's cache: builds of every repository share it, and nothing outside
+        // rig's cache is written.
+        env["CCACHE_DIR"] = (settings.cache / "git" / "ccache").string();
+    }
+    argv.insert(argv.end(), k_build_identity.begin(), k_build_identity.end());
+    argv.push_back("bzImage");
+    if (modules)
+        argv.push_back("modules");
+    return {argv, env};
+}
+
+// The built kernel (and its modules) copied out of the build folder into the cache.
+Expected<Artifact> collect_artifact(const fs::path& src, const fs::path& out, bool modules,
+                                    const std::vector<std::string>& make_base,
+                                    const fs::path& cache, const fs::path& index,
+                                    Builder& builder) {
+    fs::path staging = RIG_TRY(make_staging(cache));
+    std::error_code ec;
+    Artifact artifact;
+    artifact.release =
+        std::string(util::trim(util::read_file(out / "include/config/kernel.release")));
+    fs::copy_file(out / "arch/x86/boot/bzImage", staging / "vmlinuz", ec);
+    if (!ec)
+        fs::copy_file(out / "vmlinux", staging / "vmlinux", ec);
+    if (ec)
+        return fail(ErrorKind::infra,
+                    "cannot copy the kernel from " + out.string() + ": " + ec.message());
+    if (modules) {
+        std::vector<std::string> install = make_base;
+        install.insert(install.end(), {"INSTALL_MOD_PATH=" + staging.string(), "modules_install"});
+        RIG_TRY(builder.run_checked(install, src));
+        // Links back into the build folders; a guest needs neither.
+        fs::remove(staging / "lib/modules" / artifact.release / "build", ec);
+        fs::remove(staging / "lib/modules" / artifact.release / "source", ec);
+    }
+    return adopt_staged(staging, artifact, cache, index);
+}
+
+// Runs make in the build folder with its output in the build log. Returns the first compiler
+// errors when make failed. A cold build's object count and time are kept for the next
+// one's progress line.
+Expected<std::optional<std::string>>
+run_make(Builder& builder, const std::vector<std::string>& make_base, bool modules,
+         const fs::path& out, const BuildSettings& settings, const std::string& config_hash) {
+    auto [argv, env] = make_command(make_base, modules, settings);
+    const fs::path make_log = builder.log_path().string() + ".make";
+    // A folder without vmlinux builds everything: a build of the same config that did so
+    // before says how many objects and how long.
+    const bool cold = !fs::exists(out / "vmlinux");
+    if (cold)
+        if (auto stats = load_cold_build_stats(settings.cache, config_hash))
+            builder.expect(*stats);
+    const double make_started = builder.elapsed();
+    int status = RIG_TRY(builder.make(argv, make_log, env));
+    std::string make_output = util::read_file(make_log);
+    builder.log(make_output);
+    std::error_code ec;
+    fs::remove(make_log, ec);
+    builder.log("rig: make exited " + std::to_string(status) + ", " +
+                std::to_string(builder.objects()) + " objects");
+    if (status != 0)
+        return std::optional<std::string>(first_errors(make_output));
+    if (cold)
+        RIG_TRY(save_cold_build_stats(settings.cache, config_hash,
+                                      {builder.objects(), builder.elapsed() - make_started}));
+    return std::optional<std::string>();
+}
+
+} // namespace
+
 Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& settings) {
     auto started = Clock::now();
     auto report = [&](const std::string& phase) {
@@ -604,60 +686,13 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
     bool modules = uses_modules(actual);
     builder.report(modules ? "building (with modules)" : "building");
     std::vector<std::string> make_base{"make", "-C", src.string(), "O=" + out.string()};
-    std::vector<std::string> argv = make_base;
-    argv.push_back("-j" + std::to_string(settings.jobs > 0 ? settings.jobs : default_jobs()));
-    std::map<std::string, std::string> env;
-    if (proc::find_program("ccache")) {
-        argv.push_back("CC=ccache gcc");
-        // Inside rig's cache: builds of every repository share it, and nothing outside
-        // rig's cache is written.
-        env["CCACHE_DIR"] = (settings.cache / "git" / "ccache").string();
-    }
-    argv.insert(argv.end(), k_build_identity.begin(), k_build_identity.end());
-    argv.push_back("bzImage");
-    if (modules)
-        argv.push_back("modules");
-    const fs::path make_log = builder.log_path().string() + ".make";
-    // A folder without vmlinux builds everything: a build of the same config that did so
-    // before says how many objects and how long.
-    const bool cold = !fs::exists(out / "vmlinux");
-    if (cold)
-        if (auto stats = load_cold_build_stats(settings.cache, result.config_hash))
-            builder.expect(*stats);
-    const double make_started = builder.elapsed();
-    int status = RIG_TRY(builder.make(argv, make_log, env));
-    std::string make_output = util::read_file(make_log);
-    builder.log(make_output);
-    std::error_code ec;
-    fs::remove(make_log, ec);
-    builder.log("rig: make exited " + std::to_string(status) + ", " +
-                std::to_string(builder.objects()) + " objects");
-    if (status != 0)
-        return finish(core::BuildOutcome::build_failed, first_errors(make_output));
-    if (cold)
-        RIG_TRY(save_cold_build_stats(settings.cache, result.config_hash,
-                                      {builder.objects(), builder.elapsed() - make_started}));
+    if (auto errors =
+            RIG_TRY(run_make(builder, make_base, modules, out, settings, result.config_hash)))
+        return finish(core::BuildOutcome::build_failed, *errors);
 
     builder.report("collecting");
-    fs::path staging = RIG_TRY(make_staging(settings.cache));
-    Artifact artifact;
-    artifact.release =
-        std::string(util::trim(util::read_file(out / "include/config/kernel.release")));
-    fs::copy_file(out / "arch/x86/boot/bzImage", staging / "vmlinuz", ec);
-    if (!ec)
-        fs::copy_file(out / "vmlinux", staging / "vmlinux", ec);
-    if (ec)
-        return fail(ErrorKind::infra,
-                    "cannot copy the kernel from " + out.string() + ": " + ec.message());
-    if (modules) {
-        std::vector<std::string> install = make_base;
-        install.insert(install.end(), {"INSTALL_MOD_PATH=" + staging.string(), "modules_install"});
-        RIG_TRY(builder.run_checked(install, src));
-        // Links back into the build folders; a guest needs neither.
-        fs::remove(staging / "lib/modules" / artifact.release / "build", ec);
-        fs::remove(staging / "lib/modules" / artifact.release / "source", ec);
-    }
-    result.artifact = RIG_TRY(adopt_staged(staging, artifact, settings.cache, index));
+    result.artifact =
+        RIG_TRY(collect_artifact(src, out, modules, make_base, settings.cache, index, builder));
     return finish(core::BuildOutcome::ok, "");
 }
 
