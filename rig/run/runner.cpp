@@ -178,6 +178,59 @@ struct RunState {
     RunSummary& summary;
 };
 
+// The plan on one hypervisor, sample by sample, each kernel prepared when first needed.
+Expected<void> run_on_one_host(const std::vector<Planned>& plan, vm::Hypervisor& hypervisor,
+                               RunState& state) {
+    const core::Scenario& scenario = state.scenario;
+    const std::atomic<bool>& interrupted = state.interrupted;
+    Progress& progress = state.progress;
+    std::map<KernelKey, PreparedKernel> kernels;
+    for (size_t i = 0; i < plan.size() && !interrupted; ++i) {
+        const core::Cell& cell = *plan[i].cell;
+        int repetition = plan[i].repetition;
+        std::string label = sample_label(scenario, plan[i]);
+        progress.begin_sample(i, label);
+        if (!kernels.count(kernel_key(cell))) {
+            progress.phase("preparing kernel");
+            auto prepared =
+                prepare_kernel(scenario, cell, state.settings, state.db, interrupted, progress);
+            if (!prepared && prepared.error().kind == ErrorKind::interrupted)
+                break; // Ctrl-C stopped a build: the run ends as interrupted
+            kernels[kernel_key(cell)] = RIG_TRY(std::move(prepared));
+        }
+        const PreparedKernel& kernel = kernels[kernel_key(cell)];
+        SampleContext context{scenario,
+                              cell,
+                              repetition,
+                              kernel.artifact,
+                              kernel.base_initrd,
+                              state.run_dir / cell.id /
+                                  (repetition < 0 ? "warmup" : std::to_string(repetition)),
+                              state.accel,
+                              hypervisor,
+                              interrupted,
+                              [&](const std::string& name) { progress.phase(name); },
+                              [&] { progress.tick(); }};
+        SampleRun ran = run_sample(context);
+        const core::Sample& sample = ran.sample;
+        progress.end_sample(std::string(core::to_string(sample.outcome)), sample.total_seconds);
+        // The partial sample of an interrupted run is stored as aborted, so the resumed
+        // run knows to redo exactly that one. Warmups are not stored.
+        Expected<int64_t> stored =
+            repetition < 0 ? Expected<int64_t>(0) : state.db.add_sample(state.run_id, sample);
+        if (ran.out_of_space)
+            return tl::unexpected(out_of_space_error(
+                *ran.out_of_space, sample_fate(repetition, stored), state.run_id));
+        RIG_TRY(std::move(stored));
+        if (repetition < 0)
+            continue;
+        ++state.summary.samples_run;
+        if (sample.outcome != core::Outcome::ok)
+            ++state.summary.samples_not_ok;
+    }
+    return {};
+}
+
 Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
                                     const std::vector<Host>& hosts, RunState& state) {
     // Kernels before the threads start: fetching one writes the cache and the store.
@@ -419,56 +472,14 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
     size_t stored_samples = static_cast<size_t>(std::count_if(
         plan.begin(), plan.end(), [](const Planned& p) { return p.repetition >= 0; }));
     Progress progress(out, settings.tty, settings.batch ? stored_samples : plan.size());
-    std::map<KernelKey, PreparedKernel> kernels;
     fs::path run_dir = settings.results_dir / "runs" / std::to_string(run_id);
     RunState state{scenario, db, settings, run_id, accel, run_dir, interrupted, progress, summary};
     if (settings.batch)
         RIG_TRY(run_as_batch(plan, cells, state));
     else if (hosts.size() > 1)
         RIG_TRY(run_on_several_hosts(plan, hosts, state));
-    for (size_t i = 0; !settings.batch && hosts.size() == 1 && i < plan.size() && !interrupted;
-         ++i) {
-        const core::Cell& cell = *plan[i].cell;
-        int repetition = plan[i].repetition;
-        std::string label = sample_label(scenario, plan[i]);
-        progress.begin_sample(i, label);
-        if (!kernels.count(kernel_key(cell))) {
-            progress.phase("preparing kernel");
-            auto prepared = prepare_kernel(scenario, cell, settings, db, interrupted, progress);
-            if (!prepared && prepared.error().kind == ErrorKind::interrupted)
-                break; // Ctrl-C stopped a build: the run ends as interrupted
-            kernels[kernel_key(cell)] = RIG_TRY(std::move(prepared));
-        }
-        const PreparedKernel& kernel = kernels[kernel_key(cell)];
-        SampleContext context{scenario,
-                              cell,
-                              repetition,
-                              kernel.artifact,
-                              kernel.base_initrd,
-                              run_dir / cell.id /
-                                  (repetition < 0 ? "warmup" : std::to_string(repetition)),
-                              accel,
-                              *hosts.front().hypervisor,
-                              interrupted,
-                              [&](const std::string& name) { progress.phase(name); },
-                              [&] { progress.tick(); }};
-        SampleRun ran = run_sample(context);
-        const core::Sample& sample = ran.sample;
-        progress.end_sample(std::string(core::to_string(sample.outcome)), sample.total_seconds);
-        // The partial sample of an interrupted run is stored as aborted, so the resumed
-        // run knows to redo exactly that one. Warmups are not stored.
-        Expected<int64_t> stored =
-            repetition < 0 ? Expected<int64_t>(0) : db.add_sample(run_id, sample);
-        if (ran.out_of_space)
-            return tl::unexpected(
-                out_of_space_error(*ran.out_of_space, sample_fate(repetition, stored), run_id));
-        RIG_TRY(std::move(stored));
-        if (repetition < 0)
-            continue;
-        ++summary.samples_run;
-        if (sample.outcome != core::Outcome::ok)
-            ++summary.samples_not_ok;
-    }
+    else
+        RIG_TRY(run_on_one_host(plan, *hosts.front().hypervisor, state));
     summary.interrupted = interrupted;
     RIG_TRY(db.finish_run(run_id,
                           interrupted ? core::RunStatus::interrupted : core::RunStatus::finished));
