@@ -178,6 +178,42 @@ struct RunState {
     RunSummary& summary;
 };
 
+// One sample of the plan on `hypervisor`, its logs and share in the run's folder.
+SampleContext sample_context(const RunState& state, const Planned& planned,
+                             const PreparedKernel& kernel, vm::Hypervisor& hypervisor,
+                             std::function<void(const std::string&)> on_phase,
+                             std::function<void()> on_tick) {
+    return SampleContext{
+        state.scenario,
+        *planned.cell,
+        planned.repetition,
+        kernel.artifact,
+        kernel.base_initrd,
+        state.run_dir / planned.cell->id /
+            (planned.repetition < 0 ? "warmup" : std::to_string(planned.repetition)),
+        state.accel,
+        hypervisor,
+        state.interrupted,
+        std::move(on_phase),
+        std::move(on_tick)};
+}
+
+// Every kernel the plan needs, prepared in plan order; nullopt when Ctrl-C stopped a build.
+Expected<std::optional<std::map<KernelKey, PreparedKernel>>>
+prepare_kernels(const std::vector<Planned>& plan, RunState& state) {
+    std::map<KernelKey, PreparedKernel> kernels;
+    for (const Planned& planned : plan) {
+        if (kernels.count(kernel_key(*planned.cell)))
+            continue;
+        auto prepared = prepare_kernel(state.scenario, *planned.cell, state.settings, state.db,
+                                       state.interrupted, state.progress);
+        if (!prepared && prepared.error().kind == ErrorKind::interrupted)
+            return std::nullopt;
+        kernels[kernel_key(*planned.cell)] = RIG_TRY(std::move(prepared));
+    }
+    return kernels;
+}
+
 // The plan on one hypervisor, sample by sample, each kernel prepared when first needed.
 Expected<void> run_on_one_host(const std::vector<Planned>& plan, vm::Hypervisor& hypervisor,
                                RunState& state) {
@@ -199,19 +235,9 @@ Expected<void> run_on_one_host(const std::vector<Planned>& plan, vm::Hypervisor&
             kernels[kernel_key(cell)] = RIG_TRY(std::move(prepared));
         }
         const PreparedKernel& kernel = kernels[kernel_key(cell)];
-        SampleContext context{scenario,
-                              cell,
-                              repetition,
-                              kernel.artifact,
-                              kernel.base_initrd,
-                              state.run_dir / cell.id /
-                                  (repetition < 0 ? "warmup" : std::to_string(repetition)),
-                              state.accel,
-                              hypervisor,
-                              interrupted,
-                              [&](const std::string& name) { progress.phase(name); },
-                              [&] { progress.tick(); }};
-        SampleRun ran = run_sample(context);
+        SampleRun ran = run_sample(sample_context(
+            state, plan[i], kernel, hypervisor,
+            [&](const std::string& name) { progress.phase(name); }, [&] { progress.tick(); }));
         const core::Sample& sample = ran.sample;
         progress.end_sample(std::string(core::to_string(sample.outcome)), sample.total_seconds);
         // The partial sample of an interrupted run is stored as aborted, so the resumed
@@ -231,27 +257,28 @@ Expected<void> run_on_one_host(const std::vector<Planned>& plan, vm::Hypervisor&
     return {};
 }
 
-Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
-                                    const std::vector<Host>& hosts, RunState& state) {
-    // Kernels before the threads start: fetching one writes the cache and the store.
-    std::map<KernelKey, PreparedKernel> kernels;
-    for (const Planned& planned : plan) {
-        if (kernels.count(kernel_key(*planned.cell)))
-            continue;
-        auto prepared = prepare_kernel(state.scenario, *planned.cell, state.settings, state.db,
-                                       state.interrupted, state.progress);
-        if (!prepared && prepared.error().kind == ErrorKind::interrupted)
-            return {}; // Ctrl-C stopped a build: the run ends as interrupted
-        kernels[kernel_key(*planned.cell)] = RIG_TRY(std::move(prepared));
-    }
-    // One lock for the store, the summary and the progress lines.
-    std::mutex mutex;
-    std::optional<Error> failure;
+// The run's hosts, stored as up with no samples yet.
+Expected<std::vector<store::RunHost>> register_hosts(const std::vector<Host>& hosts,
+                                                     const RunState& state) {
     std::vector<store::RunHost> records(hosts.size());
     for (size_t h = 0; h < hosts.size(); ++h) {
         records[h].uri = hosts[h].name;
         RIG_TRY(state.db.set_run_host(state.run_id, records[h]));
     }
+    return records;
+}
+
+Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
+                                    const std::vector<Host>& hosts, RunState& state) {
+    // Kernels before the threads start: fetching one writes the cache and the store.
+    auto prepared = RIG_TRY(prepare_kernels(plan, state));
+    if (!prepared)
+        return {}; // Ctrl-C stopped a build: the run ends as interrupted
+    const std::map<KernelKey, PreparedKernel>& kernels = *prepared;
+    // One lock for the store, the summary and the progress lines.
+    std::mutex mutex;
+    std::optional<Error> failure;
+    std::vector<store::RunHost> records = RIG_TRY(register_hosts(hosts, state));
     std::string total = std::to_string(plan.size());
 
     auto run = [&](size_t job, size_t h) -> JobResult {
@@ -264,20 +291,8 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
             state.progress.note(prefix + text);
         };
         const PreparedKernel& kernel = kernels.at(kernel_key(cell));
-        SampleContext context{
-            state.scenario,
-            cell,
-            planned.repetition,
-            kernel.artifact,
-            kernel.base_initrd,
-            state.run_dir / cell.id /
-                (planned.repetition < 0 ? "warmup" : std::to_string(planned.repetition)),
-            state.accel,
-            *hosts[h].hypervisor,
-            state.interrupted,
-            note,
-            {}};
-        SampleRun ran = run_sample(context);
+        SampleRun ran =
+            run_sample(sample_context(state, planned, kernel, *hosts[h].hypervisor, note, {}));
         const core::Sample& sample = ran.sample;
         // A sample that failed because its host went away is not data about the cell.
         if (sample.outcome == core::Outcome::infra_error && !state.interrupted && !ran.out_of_space)
