@@ -31,14 +31,4 @@ std::string FileFollower::read_new(size_t limit) {
     return out;
 }
 
-void TailBuffer::append(std::string_view bytes) {
-    if (bytes.size() >= m_capacity) {
-        m_text.assign(bytes.substr(bytes.size() - m_capacity));
-        return;
-    }
-    m_text.append(bytes);
-    if (m_text.size() > m_capacity)
-        m_text.erase(0, m_text.size() - m_capacity);
-}
-
 } // namespace rig::run

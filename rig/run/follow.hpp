@@ -25,18 +25,6 @@ private:
     size_t m_offset = 0;
 };
 
-// The last `capacity` bytes of a stream, for evidence.
-class TailBuffer final {
-public:
-    explicit TailBuffer(size_t capacity) : m_capacity(capacity) {}
-    void append(std::string_view bytes);
-    const std::string& text() const { return m_text; }
-
-private:
-    size_t m_capacity;
-    std::string m_text;
-};
-
 // Splits a stream into lines, dropping the rest of any line longer than `max_line`.
 class LineSplitter final {
 public:

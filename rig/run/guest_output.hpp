@@ -10,6 +10,7 @@
 #include "core/sample.hpp"
 #include "guest/protocol.hpp"
 #include "run/follow.hpp"
+#include "util/tail.hpp"
 
 #include <optional>
 #include <string>
@@ -45,7 +46,7 @@ public:
     void describe(core::Fs fs, core::SampleFacts& facts, core::Sample& sample) const;
 
 private:
-    TailBuffer m_console_tail{k_console_tail};
+    util::TailBuffer m_console_tail{k_console_tail};
     LineSplitter m_console_lines;
     core::Scan m_console_scan;
     bool m_panic = false;
