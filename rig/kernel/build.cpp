@@ -6,6 +6,7 @@
 #include "proc/git.hpp"
 #include "proc/process.hpp"
 #include "util/file.hpp"
+#include "util/follow.hpp"
 #include "util/hash.hpp"
 #include "util/lock.hpp"
 #include "util/strings.hpp"
@@ -111,26 +112,14 @@ public:
         options.stdout_file = make_log;
         auto child = RIG_TRY(proc::Child::spawn(argv, options));
         auto deadline = Clock::now() + m_settings.timeout;
-        std::ifstream in;
-        std::string partial;
+        util::FileFollower follower(make_log);
+        util::LineSplitter lines;
         size_t objects = 0;
         std::optional<int> status;
         while (true) {
             status = child->wait_for(std::chrono::seconds(2));
-            if (!in.is_open())
-                in.open(make_log, std::ios::binary);
-            if (in.is_open()) {
-                in.clear();
-                std::string chunk((std::istreambuf_iterator<char>(in)),
-                                  std::istreambuf_iterator<char>());
-                partial += chunk;
-                size_t newline;
-                while ((newline = partial.find('\n')) != std::string::npos) {
-                    if (is_object_line(std::string_view(partial).substr(0, newline)))
-                        ++objects;
-                    partial.erase(0, newline + 1);
-                }
-            }
+            for (std::string chunk; !(chunk = follower.read_new()).empty();)
+                lines.feed(chunk, [&](std::string_view line) { objects += is_object_line(line); });
             report(m_phase, objects);
             if (status)
                 break;

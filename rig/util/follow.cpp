@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // File following with a kept descriptor, so a rotated or truncated file is not re-read.
-#include "run/follow.hpp"
+#include "util/follow.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace rig::run {
+namespace rig::util {
 
 FileFollower::~FileFollower() {
     if (m_fd >= 0)
@@ -31,4 +31,4 @@ std::string FileFollower::read_new(size_t limit) {
     return out;
 }
 
-} // namespace rig::run
+} // namespace rig::util
