@@ -51,30 +51,9 @@ Expected<StartOptions> decode_settings(const std::string& text) {
 
 Expected<size_t> select_cell(const std::vector<core::Cell>& cells, const std::string& filter) {
     std::vector<size_t> matches;
-    bool by_keys = filter.find('=') != std::string::npos;
-    for (size_t i = 0; i < cells.size(); ++i) {
-        const core::Cell& cell = cells[i];
-        bool match = true;
-        if (!by_keys) {
-            match = !filter.empty() && util::starts_with(cell.id, filter);
-        } else {
-            for (const std::string& pair : util::split(filter, ',')) {
-                auto equals = pair.find('=');
-                if (equals == std::string::npos)
-                    return fail(ErrorKind::usage,
-                                "--cell " + filter + ": '" + pair + "' is not KEY=VALUE");
-                std::string key(util::trim(pair.substr(0, equals)));
-                std::string value(util::trim(pair.substr(equals + 1)));
-                std::string have = key == "kernel"   ? cell.kernel_name
-                                   : key == "config" ? cell.config
-                                   : key == "cell"   ? cell.id
-                                                     : cell.param(key);
-                match &= have == value;
-            }
-        }
-        if (match)
+    for (size_t i = 0; i < cells.size(); ++i)
+        if (RIG_TRY(core::cell_matches(cells[i], filter)))
             matches.push_back(i);
-    }
     if (matches.size() == 1)
         return matches.front();
     std::string list;

@@ -41,7 +41,7 @@ int exit_code_for(core::BisectStatus status) {
     }
 }
 
-int run(store::Database& db, int64_t id, const bisect::Settings& settings) {
+int run_and_report(store::Database& db, int64_t id, const bisect::Settings& settings) {
     const std::atomic<bool>& interrupted = catch_interrupts();
     wait_for_locks(db, interrupted);
     auto hypervisor = vm::make_qemu_hypervisor();
@@ -128,10 +128,10 @@ int bisect_command(const GlobalOptions& global, const BisectCommandOptions& opti
             return report_error(id.error());
         std::cout << "bisect " << *id << " created; `rig bisect resume " << *id
                   << "` carries on after a kill or a reboot\n";
-        return run(**db, *id, settings);
+        return run_and_report(**db, *id, settings);
     }
     case BisectAction::resume:
-        return run(**db, options.id, settings);
+        return run_and_report(**db, options.id, settings);
     case BisectAction::status: {
         auto text = bisect::render_status(**db, options.id);
         if (!text)

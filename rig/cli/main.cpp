@@ -21,6 +21,27 @@ std::filesystem::path default_db() {
     return "rig-results/rig.db";
 }
 
+// `rig run` and its options; the --resume option, whose count says whether it was given.
+std::pair<CLI::App*, CLI::Option*> add_run_command(CLI::App& app, RunCommandOptions& options) {
+    auto* run = app.add_subcommand("run", "run every cell of a scenario in QEMU guests");
+    run->add_option("scenario", options.file, "scenario YAML file (optional with --resume)");
+    auto* resume = run->add_option("--resume", options.resume_run,
+                                   "continue an interrupted run (the newest unfinished one "
+                                   "when RUN is not given); finished samples are kept")
+                       ->expected(0, 1);
+    run->add_option("--backend", options.backend,
+                    "qemu, libvirt or slurm, instead of the scenario's backend")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, BackendOption>{{"qemu", BackendOption::qemu},
+                                                 {"libvirt", BackendOption::libvirt},
+                                                 {"slurm", BackendOption::slurm}}));
+    run->add_option("--uri", options.uris,
+                    "libvirt URI, instead of the scenario's uri and hosts; give it more "
+                    "than once to spread the cells over several hosts")
+        ->allow_extra_args(false);
+    return {run, resume};
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -44,22 +65,7 @@ int main(int argc, char** argv) {
             {"text", PlanFormatOption::text}, {"json", PlanFormatOption::json}}));
 
     RunCommandOptions run_options;
-    auto* run = app.add_subcommand("run", "run every cell of a scenario in QEMU guests");
-    run->add_option("scenario", run_options.file, "scenario YAML file (optional with --resume)");
-    auto* resume = run->add_option("--resume", run_options.resume_run,
-                                   "continue an interrupted run (the newest unfinished one "
-                                   "when RUN is not given); finished samples are kept")
-                       ->expected(0, 1);
-    run->add_option("--backend", run_options.backend,
-                    "qemu, libvirt or slurm, instead of the scenario's backend")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, BackendOption>{{"qemu", BackendOption::qemu},
-                                                 {"libvirt", BackendOption::libvirt},
-                                                 {"slurm", BackendOption::slurm}}));
-    run->add_option("--uri", run_options.uris,
-                    "libvirt URI, instead of the scenario's uri and hosts; give it more "
-                    "than once to spread the cells over several hosts")
-        ->allow_extra_args(false);
+    auto [run, resume] = add_run_command(app, run_options);
 
     std::filesystem::path job_file;
     auto* sample = app.add_subcommand(

@@ -111,7 +111,9 @@ Expected<std::string> build_report(const GlobalOptions& global,
 
 void add_report_options(CLI::App& command, ReportCommandOptions& options) {
     command.add_option("--run", options.runs, "run id, repeatable (default: the newest run)");
-    command.add_option("--cell", options.cells, "cell id or prefix, repeatable");
+    command.add_option("--cell", options.cells,
+                       "the cells: id or id prefix, or KEY=VALUE[,KEY=VALUE] on kernel, config "
+                       "or an axis; repeatable, any of them");
     command.add_option("--kernel", options.kernels, "kernel name, repeatable");
     command.add_option("--where", options.where,
                        "KEY=VALUE on run, cell, kernel, config or an axis (fs, msize, cache, "

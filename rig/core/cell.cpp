@@ -43,6 +43,26 @@ std::string Cell::label() const {
     return out;
 }
 
+Expected<bool> cell_matches(const Cell& cell, std::string_view filter) {
+    if (filter.find('=') == std::string_view::npos)
+        return !filter.empty() && util::starts_with(cell.id, filter);
+    bool match = true;
+    for (const std::string& pair : util::split(filter, ',')) {
+        auto equals = pair.find('=');
+        if (equals == std::string::npos)
+            return fail(ErrorKind::usage,
+                        "--cell " + std::string(filter) + ": '" + pair + "' is not KEY=VALUE");
+        std::string key(util::trim(pair.substr(0, equals)));
+        std::string value(util::trim(pair.substr(equals + 1)));
+        std::string have = key == "kernel"   ? cell.kernel_name
+                           : key == "config" ? cell.config
+                           : key == "cell"   ? cell.id
+                                             : cell.param(key);
+        match &= have == value;
+    }
+    return match;
+}
+
 namespace {
 
 std::string config_label(const Kernel& kernel, const std::map<std::string, std::string>& params) {

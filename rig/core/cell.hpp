@@ -4,11 +4,13 @@
 
 #include "core/fs.hpp"
 #include "core/scenario.hpp"
+#include "util/error.hpp"
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rig::core {
@@ -31,6 +33,11 @@ struct Cell {
     // What a person reads for the cell: kernel, config and the key=value pairs.
     std::string label() const;
 };
+
+// Whether `filter`, the --cell of every subcommand, names `cell`: a cell id or its prefix,
+// or KEY=VALUE[,KEY=VALUE...] on kernel, config, cell or an axis, every pair matching. A
+// pair without '=' is a usage error.
+Expected<bool> cell_matches(const Cell& cell, std::string_view filter);
 
 // Fills id, canonical, config and fragments from kernel, params and the scenario.
 Cell make_cell(const Scenario& scenario, size_t kernel, std::map<std::string, std::string> params);

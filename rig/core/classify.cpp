@@ -20,10 +20,10 @@ Outcome classify(const SampleFacts& facts) {
         return Outcome::workload_timeout;
     if (facts.silent)
         return Outcome::console_silence;
-    if (facts.vm_exit && *facts.vm_exit != 0) {
+    if (facts.vm_exit && *facts.vm_exit != exit_code(VmExit::powered_off)) {
         // pvpanic turns a panic into exit status 1; a QEMU that failed before the agent
         // said hello, or died by a signal, is the machinery's failure.
-        if (facts.hello && *facts.vm_exit == 1)
+        if (facts.hello && *facts.vm_exit == exit_code(VmExit::panicked))
             return Outcome::kernel_panic;
         return Outcome::infra_error;
     }

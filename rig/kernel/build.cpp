@@ -7,6 +7,7 @@
 #include "proc/git.hpp"
 #include "proc/process.hpp"
 #include "util/file.hpp"
+#include "util/follow.hpp"
 #include "util/hash.hpp"
 #include "util/lock.hpp"
 #include "util/strings.hpp"
@@ -112,26 +113,14 @@ public:
         options.stdout_file = make_log;
         auto child = RIG_TRY(proc::Child::spawn(argv, options));
         auto deadline = Clock::now() + m_settings.timeout;
-        std::ifstream in;
-        std::string partial;
+        util::FileFollower follower(make_log);
+        util::LineSplitter lines;
         size_t objects = 0;
         std::optional<int> status;
         while (true) {
             status = child->wait_for(std::chrono::seconds(2));
-            if (!in.is_open())
-                in.open(make_log, std::ios::binary);
-            if (in.is_open()) {
-                in.clear();
-                std::string chunk((std::istreambuf_iterator<char>(in)),
-                                  std::istreambuf_iterator<char>());
-                partial += chunk;
-                size_t newline;
-                while ((newline = partial.find('\n')) != std::string::npos) {
-                    if (is_object_line(std::string_view(partial).substr(0, newline)))
-                        ++objects;
-                    partial.erase(0, newline + 1);
-                }
-            }
+            for (std::string chunk; !(chunk = follower.read_new()).empty();)
+                lines.feed(chunk, [&](std::string_view line) { objects += is_object_line(line); });
             report(m_phase, objects);
             if (status)
                 break;
@@ -546,6 +535,88 @@ Expected<void> save_cold_build_stats(const fs::path& cache, const std::string& c
                                                  std::to_string(stats.seconds) + "\n");
 }
 
+namespace {
+
+// make's command line and environment for the kernel (and its modules): all cores unless
+// told, ccache when there is one, and the build identity that keeps images reproducible.
+std::pair<std::vector<std::string>, std::map<std::string, std::string>>
+make_command(const std::vector<std::string>& make_base, bool modules,
+             const BuildSettings& settings) {
+    std::vector<std::string> argv = make_base;
+    argv.push_back("-j" + std::to_string(settings.jobs > 0 ? settings.jobs : default_jobs()));
+    std::map<std::string, std::string> env;
+    if (proc::find_program("ccache")) {
+        argv.push_back("CC=ccache gcc");
+        // Inside rig's cache: builds of every repository share it, and nothing outside
+        // rig's cache is written.
+        env["CCACHE_DIR"] = (settings.cache / "git" / "ccache").string();
+    }
+    argv.insert(argv.end(), k_build_identity.begin(), k_build_identity.end());
+    argv.push_back("bzImage");
+    if (modules)
+        argv.push_back("modules");
+    return {argv, env};
+}
+
+// The built kernel (and its modules) copied out of the build folder into the cache.
+Expected<Artifact> collect_artifact(const fs::path& src, const fs::path& out, bool modules,
+                                    const std::vector<std::string>& make_base,
+                                    const fs::path& cache, const fs::path& index,
+                                    Builder& builder) {
+    fs::path staging = RIG_TRY(make_staging(cache));
+    std::error_code ec;
+    Artifact artifact;
+    artifact.release =
+        std::string(util::trim(util::read_file(out / "include/config/kernel.release")));
+    fs::copy_file(out / "arch/x86/boot/bzImage", staging / "vmlinuz", ec);
+    if (!ec)
+        fs::copy_file(out / "vmlinux", staging / "vmlinux", ec);
+    if (ec)
+        return fail(ErrorKind::infra,
+                    "cannot copy the kernel from " + out.string() + ": " + ec.message());
+    if (modules) {
+        std::vector<std::string> install = make_base;
+        install.insert(install.end(), {"INSTALL_MOD_PATH=" + staging.string(), "modules_install"});
+        RIG_TRY(builder.run_checked(install, src));
+        // Links back into the build folders; a guest needs neither.
+        fs::remove(staging / "lib/modules" / artifact.release / "build", ec);
+        fs::remove(staging / "lib/modules" / artifact.release / "source", ec);
+    }
+    return adopt_staged(staging, artifact, cache, index);
+}
+
+// Runs make in the build folder with its output in the build log. Returns the first compiler
+// errors when make failed. A cold build's object count and time are kept for the next
+// one's progress line.
+Expected<std::optional<std::string>>
+run_make(Builder& builder, const std::vector<std::string>& make_base, bool modules,
+         const fs::path& out, const BuildSettings& settings, const std::string& config_hash) {
+    auto [argv, env] = make_command(make_base, modules, settings);
+    const fs::path make_log = builder.log_path().string() + ".make";
+    // A folder without vmlinux builds everything: a build of the same config that did so
+    // before says how many objects and how long.
+    const bool cold = !fs::exists(out / "vmlinux");
+    if (cold)
+        if (auto stats = load_cold_build_stats(settings.cache, config_hash))
+            builder.expect(*stats);
+    const double make_started = builder.elapsed();
+    int status = RIG_TRY(builder.make(argv, make_log, env));
+    std::string make_output = util::read_file(make_log);
+    builder.log(make_output);
+    std::error_code ec;
+    fs::remove(make_log, ec);
+    builder.log("rig: make exited " + std::to_string(status) + ", " +
+                std::to_string(builder.objects()) + " objects");
+    if (status != 0)
+        return std::optional<std::string>(first_errors(make_output));
+    if (cold)
+        RIG_TRY(save_cold_build_stats(settings.cache, config_hash,
+                                      {builder.objects(), builder.elapsed() - make_started}));
+    return std::optional<std::string>();
+}
+
+} // namespace
+
 Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& settings) {
     auto started = Clock::now();
     auto report = [&](const std::string& phase) {
@@ -605,60 +676,13 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
     bool modules = uses_modules(actual);
     builder.report(modules ? "building (with modules)" : "building");
     std::vector<std::string> make_base{"make", "-C", src.string(), "O=" + out.string()};
-    std::vector<std::string> argv = make_base;
-    argv.push_back("-j" + std::to_string(settings.jobs > 0 ? settings.jobs : default_jobs()));
-    std::map<std::string, std::string> env;
-    if (proc::find_program("ccache")) {
-        argv.push_back("CC=ccache gcc");
-        // Inside rig's cache: builds of every repository share it, and nothing outside
-        // rig's cache is written.
-        env["CCACHE_DIR"] = (settings.cache / "git" / "ccache").string();
-    }
-    argv.insert(argv.end(), k_build_identity.begin(), k_build_identity.end());
-    argv.push_back("bzImage");
-    if (modules)
-        argv.push_back("modules");
-    const fs::path make_log = builder.log_path().string() + ".make";
-    // A folder without vmlinux builds everything: a build of the same config that did so
-    // before says how many objects and how long.
-    const bool cold = !fs::exists(out / "vmlinux");
-    if (cold)
-        if (auto stats = load_cold_build_stats(settings.cache, result.config_hash))
-            builder.expect(*stats);
-    const double make_started = builder.elapsed();
-    int status = RIG_TRY(builder.make(argv, make_log, env));
-    std::string make_output = util::read_file(make_log);
-    builder.log(make_output);
-    std::error_code ec;
-    fs::remove(make_log, ec);
-    builder.log("rig: make exited " + std::to_string(status) + ", " +
-                std::to_string(builder.objects()) + " objects");
-    if (status != 0)
-        return finish(core::BuildOutcome::build_failed, first_errors(make_output));
-    if (cold)
-        RIG_TRY(save_cold_build_stats(settings.cache, result.config_hash,
-                                      {builder.objects(), builder.elapsed() - make_started}));
+    if (auto errors =
+            RIG_TRY(run_make(builder, make_base, modules, out, settings, result.config_hash)))
+        return finish(core::BuildOutcome::build_failed, *errors);
 
     builder.report("collecting");
-    fs::path staging = RIG_TRY(make_staging(settings.cache));
-    Artifact artifact;
-    artifact.release =
-        std::string(util::trim(util::read_file(out / "include/config/kernel.release")));
-    fs::copy_file(out / "arch/x86/boot/bzImage", staging / "vmlinuz", ec);
-    if (!ec)
-        fs::copy_file(out / "vmlinux", staging / "vmlinux", ec);
-    if (ec)
-        return fail(ErrorKind::infra,
-                    "cannot copy the kernel from " + out.string() + ": " + ec.message());
-    if (modules) {
-        std::vector<std::string> install = make_base;
-        install.insert(install.end(), {"INSTALL_MOD_PATH=" + staging.string(), "modules_install"});
-        RIG_TRY(builder.run_checked(install, src));
-        // Links back into the build folders; a guest needs neither.
-        fs::remove(staging / "lib/modules" / artifact.release / "build", ec);
-        fs::remove(staging / "lib/modules" / artifact.release / "source", ec);
-    }
-    result.artifact = RIG_TRY(adopt_staged(staging, artifact, settings.cache, index));
+    result.artifact =
+        RIG_TRY(collect_artifact(src, out, modules, make_base, settings.cache, index, builder));
     return finish(core::BuildOutcome::ok, "");
 }
 
@@ -785,6 +809,40 @@ Expected<void> record_build(store::Database& db, const BuildResult& result,
     return {};
 }
 
+namespace {
+
+// Build folders, per repository, under that repository's lock (skipped when busy): the
+// stale ones, and every one (with the clone) of a repository that is gone.
+template <typename Stale>
+void collect_build_dirs(const fs::path& cache, Stale stale, GcResult& gc) {
+    std::error_code ec;
+    if (!fs::is_directory(cache / "git"))
+        return;
+    for (const auto& repo : fs::directory_iterator(cache / "git", ec)) {
+        if (!fs::exists(repo.path() / "lock"))
+            continue;
+        auto lock = util::FileLock::try_acquire(repo.path() / "lock");
+        if (!lock || !*lock)
+            continue;
+        fs::path origin(util::trim(util::read_file(repo.path() / "repo")));
+        bool gone = origin.empty() || !fs::exists(origin);
+        for (const auto& entry : fs::directory_iterator(repo.path(), ec)) {
+            std::string name = entry.path().filename().string();
+            bool folder = util::starts_with(name, "build-") || util::starts_with(name, "config-");
+            if (folder && (gone || stale(entry.path()))) {
+                gc.bytes_freed += tree_size(entry.path());
+                fs::remove_all(entry.path(), ec);
+                ++gc.build_dirs_removed;
+            } else if (gone && (name == "src" || name == "src.partial")) {
+                gc.bytes_freed += tree_size(entry.path());
+                fs::remove_all(entry.path(), ec);
+            }
+        }
+    }
+}
+
+} // namespace
+
 Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
                                    std::chrono::hours unused_for) {
     GcResult gc;
@@ -825,31 +883,7 @@ Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
         references[id] = 1; // a second index naming it is then a no-op
     }
 
-    // Build folders, per repository, under that repository's lock (skipped when busy).
-    if (fs::is_directory(cache / "git")) {
-        for (const auto& repo : fs::directory_iterator(cache / "git", ec)) {
-            if (!fs::exists(repo.path() / "lock"))
-                continue;
-            auto lock = util::FileLock::try_acquire(repo.path() / "lock");
-            if (!lock || !*lock)
-                continue;
-            fs::path origin(util::trim(util::read_file(repo.path() / "repo")));
-            bool gone = origin.empty() || !fs::exists(origin);
-            for (const auto& entry : fs::directory_iterator(repo.path(), ec)) {
-                std::string name = entry.path().filename().string();
-                bool folder =
-                    util::starts_with(name, "build-") || util::starts_with(name, "config-");
-                if (folder && (gone || stale(entry.path()))) {
-                    gc.bytes_freed += tree_size(entry.path());
-                    fs::remove_all(entry.path(), ec);
-                    ++gc.build_dirs_removed;
-                } else if (gone && (name == "src" || name == "src.partial")) {
-                    gc.bytes_freed += tree_size(entry.path());
-                    fs::remove_all(entry.path(), ec);
-                }
-            }
-        }
-    }
+    collect_build_dirs(cache, stale, gc);
     // Built modules and Debian headers (kernel/module.hpp), touched on every use.
     for (const fs::path& folder : {cache / "modules", cache / "headers"})
         if (fs::is_directory(folder))

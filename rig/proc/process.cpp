@@ -3,6 +3,8 @@
 // waitid/kill, and draining captured output with poll().
 #include "proc/process.hpp"
 
+#include "util/tail.hpp"
+
 #include <algorithm>
 #include <array>
 #include <boost/process/args.hpp>
@@ -437,46 +439,16 @@ int shell_status(int wait_status) {
     return -1;
 }
 
-// The last `limit` bytes of a stream. It grows to twice the limit before dropping the
-// head, so that each byte is moved O(1) times on average, and memory stays near twice the
-// limit: the buffer is reserved once when the stream proves long, never regrown.
-class Tail final {
-public:
-    explicit Tail(size_t limit) : m_limit(limit) {}
-
-    void append(const char* data, size_t size) {
-        if (size >= m_limit) {
-            m_data.assign(data + size - m_limit, m_limit);
-            return;
-        }
-        if (m_data.size() + size > 2 * m_limit)
-            m_data.erase(0, m_data.size() + size - m_limit);
-        else if (m_data.size() + size > m_limit && m_data.capacity() < 2 * m_limit)
-            m_data.reserve(2 * m_limit);
-        m_data.append(data, size);
-    }
-
-    std::string take() {
-        if (m_data.size() > m_limit)
-            m_data.erase(0, m_data.size() - m_limit);
-        return std::move(m_data);
-    }
-
-private:
-    size_t m_limit;
-    std::string m_data;
-};
-
 struct Stream {
     Fd fd;
-    Tail tail;
+    util::TailBuffer tail;
 };
 
 // Reads what is available now; closes the stream at EOF or on a read error.
 void drain(Stream& stream, std::array<char, 65536>& buffer) {
     ssize_t count = ::read(stream.fd.get(), buffer.data(), buffer.size());
     if (count > 0)
-        stream.tail.append(buffer.data(), static_cast<size_t>(count));
+        stream.tail.append(std::string_view(buffer.data(), static_cast<size_t>(count)));
     else if (count == 0 || (errno != EAGAIN && errno != EINTR))
         stream.fd.reset();
 }
@@ -498,8 +470,9 @@ Expected<RunResult> run(const std::vector<std::string>& argv, const RunOptions& 
     null_in.reset();
 
     RunResult result;
-    std::array<Stream, 2> streams{Stream{std::move(out_pipe.read), Tail(options.max_output)},
-                                  Stream{std::move(err_pipe.read), Tail(options.max_output)}};
+    std::array<Stream, 2> streams{
+        Stream{std::move(out_pipe.read), util::TailBuffer(options.max_output)},
+        Stream{std::move(err_pipe.read), util::TailBuffer(options.max_output)}};
     std::array<char, 65536> buffer;
     std::optional<Clock::time_point> stop_reading_at; // set once the child is gone
     while (streams[0].fd.valid() || streams[1].fd.valid()) {

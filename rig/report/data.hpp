@@ -63,7 +63,7 @@ struct CellResult {
 };
 
 // A sample's contribution to its cell.
-void add_sample(CellResult& result, const store::SampleFacts& sample);
+void tally_sample(CellResult& result, const store::SampleRow& sample);
 // Sorts durations, CPU figures and metric values and summarizes them.
 void finish(CellResult& result);
 

@@ -69,12 +69,11 @@ size_t width_of(const std::string& text) {
     return width;
 }
 
-} // namespace
-
-std::string render_invalidation(const std::vector<core::Cell>& cells,
-                                const std::vector<core::Sample>& samples) {
+// The benchmark's figures of each cell's samples, merged; `counts` gains every inode count
+// seen. A sample without per-inode figures did not run the benchmark and is left out.
+std::map<std::string, CellFigures> figures_by_cell(const std::vector<core::Sample>& samples,
+                                                   std::set<size_t>& counts) {
     std::map<std::string, CellFigures> by_cell;
-    std::set<size_t> counts;
     for (const core::Sample& sample : samples) {
         CellFigures figures;
         bool any = false;
@@ -109,6 +108,15 @@ std::string render_invalidation(const std::vector<core::Cell>& cells,
         append(merged.rounds, figures.rounds);
         append(merged.proto_minor, figures.proto_minor);
     }
+    return by_cell;
+}
+
+} // namespace
+
+std::string render_invalidation(const std::vector<core::Cell>& cells,
+                                const std::vector<core::Sample>& samples) {
+    std::set<size_t> counts;
+    std::map<std::string, CellFigures> by_cell = figures_by_cell(samples, counts);
     if (by_cell.empty())
         return {};
 

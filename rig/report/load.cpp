@@ -45,9 +45,9 @@ Expected<void> check_keys(const std::vector<CellResult>& cells, const Selection&
             return fail(ErrorKind::usage, "unknown key '" + key + "' in " + key + "=" + value +
                                               "; keys are " + util::join(keys, ", "));
     for (const auto& wanted : selection.cells) {
-        bool found = std::any_of(cells.begin(), cells.end(), [&](const CellResult& result) {
-            return result.cell.id.rfind(wanted, 0) == 0;
-        });
+        bool found = false;
+        for (const CellResult& result : cells)
+            found = found || RIG_TRY(core::cell_matches(result.cell, wanted));
         if (!found)
             return fail(ErrorKind::usage, "no cell '" + wanted + "' in the selected runs");
     }
@@ -57,7 +57,10 @@ Expected<void> check_keys(const std::vector<CellResult>& cells, const Selection&
 bool selected(const CellResult& result, const Selection& selection) {
     if (!selection.cells.empty() &&
         std::none_of(selection.cells.begin(), selection.cells.end(),
-                     [&](const std::string& id) { return result.cell.id.rfind(id, 0) == 0; }))
+                     [&](const std::string& filter) {
+                         // check_keys has refused a filter that is not well formed.
+                         return core::cell_matches(result.cell, filter).value_or(false);
+                     }))
         return false;
     // Values of one key are alternatives; different keys must all match.
     std::map<std::string, bool> matched;
@@ -169,7 +172,7 @@ Expected<ReportData> load(store::Database& db, const Selection& selection) {
         for (size_t i = 0; i < data.cells.size(); ++i)
             by_cell_id[data.cells[i].cell.id] = i;
     const auto prefixes = prefixes_to_read(selection);
-    RIG_TRY(db.sample_facts(run_ids, prefixes, [&](const store::SampleFacts& facts) {
+    RIG_TRY(db.sample_facts(run_ids, prefixes, [&](const store::SampleRow& facts) {
         size_t cell = 0;
         if (one_run) {
             auto it = by_cell_id.find(facts.cell_id);
@@ -182,7 +185,7 @@ Expected<ReportData> load(store::Database& db, const Selection& selection) {
                 return;
             cell = it->second;
         }
-        add_sample(data.cells[cell], facts);
+        tally_sample(data.cells[cell], facts);
     }));
     for (auto& result : data.cells)
         finish(result);

@@ -18,7 +18,7 @@ enum class Signatures { skip, load };
 
 struct Selection {
     std::vector<int64_t> runs;      // empty: the newest run
-    std::vector<std::string> cells; // cell ids or unique prefixes; empty: all
+    std::vector<std::string> cells; // --cell filters (core::cell_matches), any; empty: all
     std::vector<std::pair<std::string, std::string>> where; // key=value; a key given twice
                                                             // matches either value
     Signatures signatures = Signatures::skip;

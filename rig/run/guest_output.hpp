@@ -9,7 +9,8 @@
 #include "core/fs.hpp"
 #include "core/sample.hpp"
 #include "guest/protocol.hpp"
-#include "run/follow.hpp"
+#include "util/follow.hpp"
+#include "util/tail.hpp"
 
 #include <optional>
 #include <string>
@@ -52,8 +53,8 @@ public:
 
 private:
     WorkloadOutput m_kind;
-    TailBuffer m_console_tail{k_console_tail};
-    LineSplitter m_console_lines;
+    util::TailBuffer m_console_tail{k_console_tail};
+    util::LineSplitter m_console_lines;
     core::Scan m_console_scan;
     bool m_panic = false;
     guest::ChannelParser m_channel;

@@ -210,9 +210,30 @@ struct RunState {
     RunSummary& summary;
 };
 
-Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
-                                    const std::vector<Host>& hosts, RunState& state) {
-    // Kernels before the threads start: fetching one writes the cache and the store.
+// One sample of the plan on `hypervisor`, its logs and share in the run's folder.
+SampleContext sample_context(const RunState& state, const Planned& planned,
+                             const PreparedKernel& kernel, vm::Hypervisor& hypervisor,
+                             std::function<void(const std::string&)> on_phase,
+                             std::function<void()> on_tick) {
+    return SampleContext{
+        state.scenario,
+        *planned.cell,
+        planned.repetition,
+        kernel.artifact,
+        kernel.base_initrd,
+        state.run_dir / planned.cell->id /
+            (planned.repetition < 0 ? "warmup" : std::to_string(planned.repetition)),
+        state.accel,
+        hypervisor,
+        state.interrupted,
+        std::move(on_phase),
+        std::move(on_tick),
+        kernel.module ? &*kernel.module : nullptr};
+}
+
+// Every kernel the plan needs, prepared in plan order; nullopt when Ctrl-C stopped a build.
+Expected<std::optional<std::map<KernelKey, PreparedKernel>>>
+prepare_kernels(const std::vector<Planned>& plan, RunState& state) {
     std::map<KernelKey, PreparedKernel> kernels;
     for (const Planned& planned : plan) {
         if (kernels.count(kernel_key(*planned.cell)))
@@ -220,17 +241,77 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
         auto prepared = prepare_kernel(state.scenario, *planned.cell, state.settings, state.db,
                                        state.interrupted, state.progress);
         if (!prepared && prepared.error().kind == ErrorKind::interrupted)
-            return {}; // Ctrl-C stopped a build: the run ends as interrupted
+            return std::nullopt;
         kernels[kernel_key(*planned.cell)] = RIG_TRY(std::move(prepared));
     }
-    // One lock for the store, the summary and the progress lines.
-    std::mutex mutex;
-    std::optional<Error> failure;
+    return kernels;
+}
+
+// The plan on one hypervisor, sample by sample, each kernel prepared when first needed.
+Expected<void> run_on_one_host(const std::vector<Planned>& plan, vm::Hypervisor& hypervisor,
+                               RunState& state) {
+    const core::Scenario& scenario = state.scenario;
+    const std::atomic<bool>& interrupted = state.interrupted;
+    Progress& progress = state.progress;
+    std::map<KernelKey, PreparedKernel> kernels;
+    for (size_t i = 0; i < plan.size() && !interrupted; ++i) {
+        const core::Cell& cell = *plan[i].cell;
+        int repetition = plan[i].repetition;
+        std::string label = sample_label(scenario, plan[i]);
+        progress.begin_sample(i, label);
+        if (!kernels.count(kernel_key(cell))) {
+            progress.phase("preparing kernel");
+            auto prepared =
+                prepare_kernel(scenario, cell, state.settings, state.db, interrupted, progress);
+            if (!prepared && prepared.error().kind == ErrorKind::interrupted)
+                break; // Ctrl-C stopped a build: the run ends as interrupted
+            kernels[kernel_key(cell)] = RIG_TRY(std::move(prepared));
+        }
+        const PreparedKernel& kernel = kernels[kernel_key(cell)];
+        SampleRun ran = run_sample(sample_context(
+            state, plan[i], kernel, hypervisor,
+            [&](const std::string& name) { progress.phase(name); }, [&] { progress.tick(); }));
+        const core::Sample& sample = ran.sample;
+        progress.end_sample(std::string(core::to_string(sample.outcome)), sample.total_seconds);
+        // The partial sample of an interrupted run is stored as aborted, so the resumed
+        // run knows to redo exactly that one. Warmups are not stored.
+        Expected<int64_t> stored =
+            repetition < 0 ? Expected<int64_t>(0) : state.db.add_sample(state.run_id, sample);
+        if (ran.out_of_space)
+            return tl::unexpected(out_of_space_error(
+                *ran.out_of_space, sample_fate(repetition, stored), state.run_id));
+        RIG_TRY(std::move(stored));
+        if (repetition < 0)
+            continue;
+        ++state.summary.samples_run;
+        if (sample.outcome != core::Outcome::ok)
+            ++state.summary.samples_not_ok;
+    }
+    return {};
+}
+
+// The run's hosts, stored as up with no samples yet.
+Expected<std::vector<store::RunHost>> register_hosts(const std::vector<Host>& hosts,
+                                                     const RunState& state) {
     std::vector<store::RunHost> records(hosts.size());
     for (size_t h = 0; h < hosts.size(); ++h) {
         records[h].uri = hosts[h].name;
         RIG_TRY(state.db.set_run_host(state.run_id, records[h]));
     }
+    return records;
+}
+
+Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
+                                    const std::vector<Host>& hosts, RunState& state) {
+    // Kernels before the threads start: fetching one writes the cache and the store.
+    auto prepared = RIG_TRY(prepare_kernels(plan, state));
+    if (!prepared)
+        return {}; // Ctrl-C stopped a build: the run ends as interrupted
+    const std::map<KernelKey, PreparedKernel>& kernels = *prepared;
+    // One lock for the store, the summary and the progress lines.
+    std::mutex mutex;
+    std::optional<Error> failure;
+    std::vector<store::RunHost> records = RIG_TRY(register_hosts(hosts, state));
     std::string total = std::to_string(plan.size());
 
     auto run = [&](size_t job, size_t h) -> JobResult {
@@ -243,21 +324,8 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
             state.progress.note(prefix + text);
         };
         const PreparedKernel& kernel = kernels.at(kernel_key(cell));
-        SampleContext context{
-            state.scenario,
-            cell,
-            planned.repetition,
-            kernel.artifact,
-            kernel.base_initrd,
-            state.run_dir / cell.id /
-                (planned.repetition < 0 ? "warmup" : std::to_string(planned.repetition)),
-            state.accel,
-            *hosts[h].hypervisor,
-            state.interrupted,
-            note,
-            {},
-            kernel.module ? &*kernel.module : nullptr};
-        SampleRun ran = run_sample(context);
+        SampleRun ran =
+            run_sample(sample_context(state, planned, kernel, *hosts[h].hypervisor, note, {}));
         const core::Sample& sample = ran.sample;
         // A sample that failed because its host went away is not data about the cell.
         if (sample.outcome == core::Outcome::infra_error && !state.interrupted && !ran.out_of_space)
@@ -452,57 +520,14 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
     size_t stored_samples = static_cast<size_t>(std::count_if(
         plan.begin(), plan.end(), [](const Planned& p) { return p.repetition >= 0; }));
     Progress progress(out, settings.tty, settings.batch ? stored_samples : plan.size());
-    std::map<KernelKey, PreparedKernel> kernels;
     fs::path run_dir = settings.results_dir / "runs" / std::to_string(run_id);
     RunState state{scenario, db, settings, run_id, accel, run_dir, interrupted, progress, summary};
     if (settings.batch)
         RIG_TRY(run_as_batch(plan, cells, state));
     else if (hosts.size() > 1)
         RIG_TRY(run_on_several_hosts(plan, hosts, state));
-    for (size_t i = 0; !settings.batch && hosts.size() == 1 && i < plan.size() && !interrupted;
-         ++i) {
-        const core::Cell& cell = *plan[i].cell;
-        int repetition = plan[i].repetition;
-        std::string label = sample_label(scenario, plan[i]);
-        progress.begin_sample(i, label);
-        if (!kernels.count(kernel_key(cell))) {
-            progress.phase("preparing kernel");
-            auto prepared = prepare_kernel(scenario, cell, settings, db, interrupted, progress);
-            if (!prepared && prepared.error().kind == ErrorKind::interrupted)
-                break; // Ctrl-C stopped a build: the run ends as interrupted
-            kernels[kernel_key(cell)] = RIG_TRY(std::move(prepared));
-        }
-        const PreparedKernel& kernel = kernels[kernel_key(cell)];
-        SampleContext context{scenario,
-                              cell,
-                              repetition,
-                              kernel.artifact,
-                              kernel.base_initrd,
-                              run_dir / cell.id /
-                                  (repetition < 0 ? "warmup" : std::to_string(repetition)),
-                              accel,
-                              *hosts.front().hypervisor,
-                              interrupted,
-                              [&](const std::string& name) { progress.phase(name); },
-                              [&] { progress.tick(); },
-                              kernel.module ? &*kernel.module : nullptr};
-        SampleRun ran = run_sample(context);
-        const core::Sample& sample = ran.sample;
-        progress.end_sample(std::string(core::to_string(sample.outcome)), sample.total_seconds);
-        // The partial sample of an interrupted run is stored as aborted, so the resumed
-        // run knows to redo exactly that one. Warmups are not stored.
-        Expected<int64_t> stored =
-            repetition < 0 ? Expected<int64_t>(0) : db.add_sample(run_id, sample);
-        if (ran.out_of_space)
-            return tl::unexpected(
-                out_of_space_error(*ran.out_of_space, sample_fate(repetition, stored), run_id));
-        RIG_TRY(std::move(stored));
-        if (repetition < 0)
-            continue;
-        ++summary.samples_run;
-        if (sample.outcome != core::Outcome::ok)
-            ++summary.samples_not_ok;
-    }
+    else
+        RIG_TRY(run_on_one_host(plan, *hosts.front().hypervisor, state));
     summary.interrupted = interrupted;
     RIG_TRY(db.finish_run(run_id,
                           interrupted ? core::RunStatus::interrupted : core::RunStatus::finished));

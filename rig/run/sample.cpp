@@ -10,10 +10,10 @@
 #include "guest/job.hpp"
 #include "guest/protocol.hpp"
 #include "proc/cpu.hpp"
-#include "run/follow.hpp"
 #include "run/guest_output.hpp"
 #include "run/protocol_metrics.hpp"
 #include "util/file.hpp"
+#include "util/follow.hpp"
 #include "util/strings.hpp"
 #include "vm/qemu.hpp"
 #include "vm/virtiofsd_log.hpp"
@@ -181,7 +181,7 @@ std::string helper_logs(const fs::path& dir) {
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
         if (entry.path().extension() != ".log" || entry.path().filename() == "console.log")
             continue;
-        FileFollower log(entry.path());
+        util::FileFollower log(entry.path());
         std::string text = log.read_new(1 << 20);
         if (text.empty())
             continue;
@@ -510,8 +510,8 @@ private:
     const Pacing& m_pacing;
     vm::Vm& m_guest;
     SpaceWatch& m_space;
-    FileFollower m_console;
-    FileFollower m_channel;
+    util::FileFollower m_console;
+    util::FileFollower m_channel;
     GuestOutput m_output;
     Clock::time_point m_launched;
     Clock::time_point m_last_output;

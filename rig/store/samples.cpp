@@ -191,7 +191,7 @@ std::string metrics_join(const std::vector<std::string>& prefixes) {
 
 Expected<void> Database::sample_facts(const std::vector<int64_t>& run_ids,
                                       const std::vector<std::string>& metric_prefixes,
-                                      const std::function<void(const SampleFacts&)>& visit) {
+                                      const std::function<void(const SampleRow&)>& visit) {
     // One row per metric, and one for a sample without any. SQLite runs a LEFT JOIN's left
     // table as the outer loop, so a sample's rows arrive together; both sides are read
     // from covering indexes (samples_for_reports, metrics_for_reports).
@@ -208,7 +208,7 @@ Expected<void> Database::sample_facts(const std::vector<int64_t>& run_ids,
             select.bind_at(static_cast<int>(i + 2), prefixes[i]);
     // Outcomes repeat; parse each spelling once rather than once per sample.
     std::map<std::string, core::Outcome, std::less<>> outcomes;
-    SampleFacts facts;
+    SampleRow facts;
     std::optional<int64_t> sample_id;
     while (RIG_TRY(select.step())) {
         const int64_t id = select.integer(0);

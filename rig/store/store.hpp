@@ -56,7 +56,7 @@ struct KernelArtifact {
 
 // What a report needs of one sample, without its lines and evidence, so that a report
 // over a million samples reads only these columns and the sample's metrics.
-struct SampleFacts {
+struct SampleRow {
     int64_t run_id = 0;
     std::string cell_id;
     core::Outcome outcome = core::Outcome::infra_error;
@@ -227,7 +227,7 @@ public:
     // few metrics reads only those.
     Expected<void> sample_facts(const std::vector<int64_t>& run_ids,
                                 const std::vector<std::string>& metric_prefixes,
-                                const std::function<void(const SampleFacts&)>& visit);
+                                const std::function<void(const SampleRow&)>& visit);
     // The names of the metrics that samples of these runs carry, sorted. It reads every
     // metric row of the runs: for error messages, not for reports.
     Expected<std::vector<std::string>> metric_names(const std::vector<int64_t>& run_ids);

@@ -57,7 +57,7 @@ struct CpuTimes {
 class Vm {
 public:
     virtual ~Vm() = default;
-    // The exit status once the VM is gone (0 after poweroff, non-zero after pvpanic).
+    // The exit status once the VM is gone (core::VmExit: 0 after poweroff, 1 after pvpanic).
     virtual std::optional<int> poll() = 0;
     virtual CpuTimes cpu_times() = 0;
     // Stops the VM and its helpers now; safe to call more than once.

@@ -2,6 +2,7 @@
 // The libvirt backend.
 #include "vm/libvirt.hpp"
 
+#include "core/classify.hpp"
 #include "proc/cpu.hpp"
 #include "util/file.hpp"
 #include "util/strings.hpp"
@@ -156,28 +157,28 @@ struct DomainWatch {
     std::optional<int> exit_status;
     std::string reason;
 
-    // The classifier's vocabulary: 0 after poweroff or reboot, 1 after a guest panic
-    // (as QEMU's pvpanic exit-failure gives), other values for the machinery's failures.
-    // The first stop wins: a panic is followed by its own "stopped, crashed".
+    // The classifier's vocabulary, core::VmExit. The first stop wins: a panic is followed by its
+    // own "stopped, crashed".
     void on_event(int event, int detail) {
         std::optional<int> status;
         std::string why;
         if (event == VIR_DOMAIN_EVENT_CRASHED) {
-            status = 1;
+            status = core::exit_code(core::VmExit::panicked);
             why = detail == VIR_DOMAIN_EVENT_CRASHED_PANICKED ? "guest panicked" : "guest crashed";
         } else if (event == VIR_DOMAIN_EVENT_STOPPED) {
             switch (detail) {
             case VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN:
-                status = 0, why = "guest powered off";
+                status = core::exit_code(core::VmExit::powered_off), why = "guest powered off";
                 break;
             case VIR_DOMAIN_EVENT_STOPPED_CRASHED:
-                status = 1, why = "guest crashed";
+                status = core::exit_code(core::VmExit::panicked), why = "guest crashed";
                 break;
             case VIR_DOMAIN_EVENT_STOPPED_FAILED:
-                status = 2, why = "QEMU failed";
+                status = core::exit_code(core::VmExit::hypervisor_failed), why = "QEMU failed";
                 break;
             default:
-                status = 3, why = "domain stopped from outside rig";
+                status = core::exit_code(core::VmExit::stopped_outside),
+                why = "domain stopped from outside rig";
                 break;
             }
         }

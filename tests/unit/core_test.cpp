@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of core/classify (every branch, in precedence order), core/stats (against R) and
 // core/sample's metric lookup.
+#include "core/cell.hpp"
 #include "core/classify.hpp"
 #include "core/sample.hpp"
 #include "core/stats.hpp"
@@ -226,4 +227,22 @@ TEST(StatusWords, RoundTripAndUnknownTextIsAnError) {
               "'' is not a bisect status (running, culprit, unverified, inconclusive, "
               "not-reproducible, stopped, interrupted)");
     EXPECT_FALSE(parse_verdict("Good"));
+}
+
+TEST(CellFilter, IdPrefixOrKeyValuePairsTheSameForEverySubcommand) {
+    Cell cell;
+    cell.id = "9b72f4aa0011";
+    cell.kernel_name = "deb-6.12";
+    cell.config = "debian";
+    cell.params = {{"cache", "loose"}, {"fs", "9p"}};
+    EXPECT_TRUE(*cell_matches(cell, "9b72"));
+    EXPECT_FALSE(*cell_matches(cell, "9b73"));
+    EXPECT_FALSE(*cell_matches(cell, ""));
+    EXPECT_TRUE(*cell_matches(cell, "cache=loose"));
+    EXPECT_TRUE(*cell_matches(cell, "kernel=deb-6.12, fs=9p"));
+    EXPECT_FALSE(*cell_matches(cell, "cache=loose,fs=virtiofs"));
+    EXPECT_TRUE(*cell_matches(cell, "cell=9b72f4aa0011"));
+    auto malformed = cell_matches(cell, "cache=loose,fs");
+    ASSERT_FALSE(malformed);
+    EXPECT_EQ(malformed.error().kind, rig::ErrorKind::usage);
 }

@@ -97,7 +97,7 @@ protected:
     std::vector<std::vector<std::string>> names_read(int64_t run,
                                                      const std::vector<std::string>& prefixes) {
         std::vector<std::vector<std::string>> out;
-        auto read = m_db->sample_facts({run}, prefixes, [&](const store::SampleFacts& one) {
+        auto read = m_db->sample_facts({run}, prefixes, [&](const store::SampleRow& one) {
             auto& names = out.emplace_back();
             for (const auto& metric : one.metrics)
                 names.push_back(metric.name);
@@ -115,9 +115,9 @@ protected:
 
 } // namespace
 
-TEST_F(Load, SampleFactsOfSeveralRuns) {
-    std::vector<store::SampleFacts> facts;
-    auto collect = [&](const store::SampleFacts& one) { facts.push_back(one); };
+TEST_F(Load, SampleRowsOfSeveralRuns) {
+    std::vector<store::SampleRow> facts;
+    auto collect = [&](const store::SampleRow& one) { facts.push_back(one); };
     ASSERT_TRUE(m_db->sample_facts({m_run, m_other}, {}, collect));
     EXPECT_EQ(facts.size(), 5u);
     facts.clear();
@@ -240,9 +240,9 @@ TEST_F(Load, ClearErrors) {
 
 TEST_F(Load, MetricsArriveWithTheirSampleAndOnlyMeasuredOnesCount) {
     int64_t counted = add_counted_run();
-    std::vector<store::SampleFacts> facts;
+    std::vector<store::SampleRow> facts;
     ASSERT_TRUE(m_db->sample_facts({counted}, {""},
-                                   [&](const store::SampleFacts& one) { facts.push_back(one); }));
+                                   [&](const store::SampleRow& one) { facts.push_back(one); }));
     ASSERT_EQ(facts.size(), 5u) << "each sample once, with or without metrics";
     size_t with_three = 0, with_none = 0;
     for (const auto& one : facts) {

@@ -227,13 +227,13 @@ report::ReportData comparison_data() {
                                {{"fs", "9p"}, {"msize", "512000"}, {"cache", cache}});
             double base = kernel == "new" && cache == "loose" ? 13 : 10;
             for (double n : noise) {
-                store::SampleFacts facts;
+                store::SampleRow facts;
                 facts.outcome = core::Outcome::ok;
                 facts.guest_seconds = facts.wall_seconds = base + n;
                 facts.host_cpu_percent = 50;
                 facts.msize_negotiated = 512000;
                 facts.cache_negotiated = cache;
-                report::add_sample(result, facts);
+                report::tally_sample(result, facts);
             }
             report::finish(result);
         }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests of run/follow: following a log that appears late and grows, tails, line splitting.
-#include "run/follow.hpp"
+// Tests of util/follow: following a log that appears late and grows, tails, line splitting.
 #include "temp_dir.hpp"
+#include "util/follow.hpp"
+#include "util/tail.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-using namespace rig::run;
+using namespace rig::util;
 namespace fs = std::filesystem;
 
 namespace {
@@ -72,7 +73,7 @@ TEST(FileFollower, LimitPerCall) {
 }
 
 TEST(TailBuffer, KeepsLastBytes) {
-    TailBuffer tail(5);
+    rig::util::TailBuffer tail(5);
     EXPECT_EQ(tail.text(), "");
     tail.append("ab");
     tail.append("cd");
@@ -86,9 +87,19 @@ TEST(TailBuffer, KeepsLastBytes) {
     tail.append("XYZab");
     EXPECT_EQ(tail.text(), "XYZab");
 
-    TailBuffer none(0);
+    rig::util::TailBuffer none(0);
     none.append("anything");
     EXPECT_EQ(none.text(), "");
+
+    // Many small pieces, read only at the end, as a process's output is.
+    rig::util::TailBuffer output(4);
+    std::string all;
+    for (int i = 0; i < 100; ++i) {
+        std::string piece = std::to_string(i);
+        output.append(piece);
+        all += piece;
+    }
+    EXPECT_EQ(output.take(), all.substr(all.size() - 4));
 }
 
 TEST(LineSplitter, SplitsAcrossFeeds) {

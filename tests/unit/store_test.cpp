@@ -266,9 +266,8 @@ TEST(StoreOpen, Version4DatabaseGetsTheMetricsIndexAndKeepsItsMetrics) {
     ASSERT_TRUE(db);
     EXPECT_EQ(db->schema_version(), Database::latest_schema_version());
     EXPECT_EQ(metric_indexes(path), std::vector<std::string>{"metrics_for_reports"});
-    std::vector<SampleFacts> facts;
-    ASSERT_TRUE(
-        db->sample_facts({run_id}, {""}, [&](const SampleFacts& f) { facts.push_back(f); }));
+    std::vector<SampleRow> facts;
+    ASSERT_TRUE(db->sample_facts({run_id}, {""}, [&](const SampleRow& f) { facts.push_back(f); }));
     ASSERT_EQ(facts.size(), 1u);
     ASSERT_EQ(facts[0].metrics.size(), 2u);
     EXPECT_EQ(facts[0].metrics[0].name, "compile_seconds");

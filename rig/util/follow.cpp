@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // File following with a kept descriptor, so a rotated or truncated file is not re-read.
-#include "run/follow.hpp"
+#include "util/follow.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace rig::run {
+namespace rig::util {
 
 FileFollower::~FileFollower() {
     if (m_fd >= 0)
@@ -31,14 +31,4 @@ std::string FileFollower::read_new(size_t limit) {
     return out;
 }
 
-void TailBuffer::append(std::string_view bytes) {
-    if (bytes.size() >= m_capacity) {
-        m_text.assign(bytes.substr(bytes.size() - m_capacity));
-        return;
-    }
-    m_text.append(bytes);
-    if (m_text.size() > m_capacity)
-        m_text.erase(0, m_text.size() - m_capacity);
-}
-
-} // namespace rig::run
+} // namespace rig::util

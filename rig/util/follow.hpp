@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Reads what a growing log file gained since the last look, as `tail -f` would.
+// Reads what a growing log file gained since the last look, as `tail -f` would, and splits
+// it into lines.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
 #include <string>
 
-namespace rig::run {
+namespace rig::util {
 
 class FileFollower final {
 public:
@@ -23,18 +24,6 @@ private:
     std::filesystem::path m_path;
     int m_fd = -1;
     size_t m_offset = 0;
-};
-
-// The last `capacity` bytes of a stream, for evidence.
-class TailBuffer final {
-public:
-    explicit TailBuffer(size_t capacity) : m_capacity(capacity) {}
-    void append(std::string_view bytes);
-    const std::string& text() const { return m_text; }
-
-private:
-    size_t m_capacity;
-    std::string m_text;
 };
 
 // Splits a stream into lines, dropping the rest of any line longer than `max_line`.
@@ -57,4 +46,4 @@ private:
     std::string m_partial;
 };
 
-} // namespace rig::run
+} // namespace rig::util
