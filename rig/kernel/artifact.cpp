@@ -200,15 +200,6 @@ fs::path default_cache_dir() {
 
 namespace {
 
-// The one .deb in `folder`, or empty.
-fs::path deb_in(const fs::path& folder) {
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(folder, ec))
-        if (entry.path().extension() == ".deb")
-            return entry.path();
-    return {};
-}
-
 // Unpacks an image package's kernel and modules into the cache; `version` as apt gave it.
 Expected<Artifact> unpack_deb(const fs::path& deb, const std::string& package,
                               const fs::path& cache, const Status& status) {
@@ -261,7 +252,7 @@ Expected<fs::path> download_deb(const std::string& package, const fs::path& cach
     fs::create_directories(folder, ec);
     if (ec)
         return fail(ErrorKind::infra, "cannot create " + folder.string() + ": " + ec.message());
-    if (fs::path kept = deb_in(folder); !kept.empty()) {
+    if (fs::path kept = util::file_with_extension(folder, ".deb"); !kept.empty()) {
         if (RIG_TRY(util::sha256_file(kept)) == expected)
             return kept;
         if (status)
@@ -272,7 +263,7 @@ Expected<fs::path> download_deb(const std::string& package, const fs::path& cach
     if (status)
         status("fetching " + package);
     RIG_TRY(run_checked({"apt-get", "download", package}, folder, std::chrono::minutes(20)));
-    fs::path deb = deb_in(folder);
+    fs::path deb = util::file_with_extension(folder, ".deb");
     if (deb.empty())
         return fail(ErrorKind::infra, "apt-get download " + package + " left no .deb");
     if (RIG_TRY(util::sha256_file(deb)) != expected) {

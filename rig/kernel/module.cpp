@@ -36,15 +36,6 @@ fs::path module_dir_in(const fs::path& cache, const std::string& key) {
     return cache / "modules" / key;
 }
 
-// The one .ko a cached build left, or empty.
-fs::path ko_in(const fs::path& dir) {
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir, ec))
-        if (entry.path().extension() == ".ko")
-            return entry.path();
-    return {};
-}
-
 Expected<proc::RunResult> run_make(const std::vector<std::string>& argv, const fs::path& cwd) {
     proc::RunOptions options;
     options.cwd = cwd;
@@ -74,7 +65,7 @@ Expected<ModuleBuild> keep_module(const fs::path& built, const fs::path& cache,
         return fail(ErrorKind::infra,
                     "cannot keep the module in " + dir.string() + ": " + ec.message());
     fs::remove_all(staging, ec);
-    return ModuleBuild{ModuleOutcome::ok, ko_in(dir), "", false};
+    return ModuleBuild{ModuleOutcome::ok, util::file_with_extension(dir, ".ko"), "", false};
 }
 
 // The compiler names the staged copy; the user knows the source.
@@ -206,7 +197,8 @@ Expected<ModuleBuild> module_for(const fs::path& source, const core::Kernel& ker
                                  const BuildSettings& settings, const Status& status) {
     const fs::path& cache = settings.cache;
     std::string key = module_cache_key(RIG_TRY(module_source_hash(source)), artifact.id);
-    if (fs::path kept = ko_in(module_dir_in(cache, key)); !kept.empty()) {
+    if (fs::path kept = util::file_with_extension(module_dir_in(cache, key), ".ko");
+        !kept.empty()) {
         touch(kept.parent_path());
         return ModuleBuild{ModuleOutcome::ok, kept, "", true};
     }

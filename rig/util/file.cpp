@@ -69,4 +69,13 @@ std::optional<uint64_t> available_bytes(const std::filesystem::path& path) {
     return static_cast<uint64_t>(stats.f_bavail) * stats.f_frsize;
 }
 
+std::filesystem::path file_with_extension(const std::filesystem::path& folder,
+                                          std::string_view extension) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
+        if (entry.path().extension() == extension)
+            return entry.path();
+    return {};
+}
+
 } // namespace rig::util

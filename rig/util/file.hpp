@@ -35,4 +35,9 @@ bool for_each_file_line(const std::filesystem::path& path,
 // (statvfs's f_bavail); nullopt when it cannot be asked.
 std::optional<uint64_t> available_bytes(const std::filesystem::path& path);
 
+// The first file in `folder` whose name ends in `extension` (".deb"), or empty: for cache
+// folders that hold one such file.
+std::filesystem::path file_with_extension(const std::filesystem::path& folder,
+                                          std::string_view extension);
+
 } // namespace rig::util

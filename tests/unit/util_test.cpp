@@ -199,3 +199,14 @@ TEST(File, AvailableBytes) {
     EXPECT_GT(*free, 0u);
     EXPECT_FALSE(available_bytes(dir.path() / "missing"));
 }
+
+TEST(File, FileWithExtensionFindsTheOneFileOrNothing) {
+    rig::test::TempDir dir;
+    EXPECT_TRUE(file_with_extension(dir.path(), ".ko").empty());
+    std::ofstream(dir.path() / "build.log") << "x";
+    std::ofstream(dir.path() / "a.ko.cmd") << "x";
+    EXPECT_TRUE(file_with_extension(dir.path(), ".ko").empty());
+    std::ofstream(dir.path() / "bh_lookup.ko") << "x";
+    EXPECT_EQ(file_with_extension(dir.path(), ".ko"), dir.path() / "bh_lookup.ko");
+    EXPECT_TRUE(file_with_extension(dir.path() / "missing", ".ko").empty());
+}
