@@ -283,8 +283,10 @@ Expected<Resolved> resolve(const GitRequest& request) {
         "ref '" + request.ref + "' is not a commit in " + request.repo.string()));
 
     std::vector<Fragment> fragments;
-    for (const std::string& name : request.fragments)
-        fragments.push_back({name, RIG_TRY(fragment_text(name, request.fragment_dirs))});
+    for (const std::string& name : request.fragments) {
+        std::string text = RIG_TRY(fragment_text(name, request.fragment_dirs));
+        fragments.push_back({name, std::move(text)});
+    }
     resolved.config = compose(fragments, request.options);
     resolved.config_hash = util::sha256_hex(resolved.config.text).substr(0, 16);
     resolved.compiler = RIG_TRY(compiler_version());
@@ -322,7 +324,8 @@ Expected<Repository> open_repository(const GitRequest& request, const fs::path& 
     fs::create_directories(cache / "git" / "logs", ec);
     if (ec)
         return fail(ErrorKind::infra, "cannot create " + repo_dir.string() + ": " + ec.message());
-    Repository repository{repo_dir, RIG_TRY(util::FileLock::acquire(repo_dir / "lock", waiting))};
+    auto lock = RIG_TRY(util::FileLock::acquire(repo_dir / "lock", waiting));
+    Repository repository{repo_dir, std::move(lock)};
     RIG_TRY(util::write_file_atomically(repo_dir / "repo", request.repo.string() + "\n"));
     return repository;
 }

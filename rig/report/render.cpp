@@ -767,10 +767,11 @@ Expected<Json> page_view(const ReportData& data, const std::vector<Comparison>& 
     for (const std::string& line : util::split(runs_heading(data), '\n'))
         if (!line.empty())
             lines.push_back(line);
+    Json html = RIG_TRY(html_parts(data, comparisons, options));
     return Json{{"title", page_title(data, options)},
                 {"runs_lines", lines},
                 {"style", builtin_template(Builtin::page_style)},
-                {"html", RIG_TRY(html_parts(data, comparisons, options))}};
+                {"html", std::move(html)}};
 }
 
 // A user's template gets every view at once (reports/README.md lists the names): the

@@ -463,8 +463,11 @@ Expected<std::vector<core::WorkloadPhase>> read_phases(const Context& context, c
                             "phase names use only letters, digits, '_' and '-' (at most 32), "
                             "got '" +
                                 phase.key + "'");
-        phases.push_back(
-            {phase.key, RIG_TRY(read_scalar(context, phase.value, phase.path, "a command")).value});
+        // Read before the pair is built: a RIG_TRY that returns from inside a braced
+        // initializer would leak the members built before it.
+        std::string command =
+            RIG_TRY(read_scalar(context, phase.value, phase.path, "a command")).value;
+        phases.push_back({phase.key, std::move(command)});
     }
     if (phases.empty())
         return error_at(context, entry.value, entry.path, "give at least one phase");

@@ -17,12 +17,11 @@ const char* const k_run_columns = "id, scenario_name, scenario_file, scenario_te
                                   "host_facts, rig_version, started_at, finished_at, status";
 
 Expected<RunInfo> read_run(const Statement& row) {
-    return RunInfo{
-        row.integer(0), row.text(1),
-        row.text(2),    row.text(3),
-        row.text(4),    row.text(5),
-        row.text(6),    row.text(7),
-        row.text(8),    RIG_TRY(stored(core::parse_run_status(row.text(9)), "runs.status"))};
+    // Parsed before the aggregate: a RIG_TRY that returns from inside a braced initializer
+    // leaks the members GCC built before it.
+    core::RunStatus status = RIG_TRY(stored(core::parse_run_status(row.text(9)), "runs.status"));
+    return RunInfo{row.integer(0), row.text(1), row.text(2), row.text(3), row.text(4),
+                   row.text(5),    row.text(6), row.text(7), row.text(8), status};
 }
 
 Expected<std::optional<RunInfo>> query_run(Impl& db, const std::string& sql, const auto&... args) {
