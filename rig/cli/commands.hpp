@@ -49,6 +49,7 @@ struct RunCommandOptions {
     int64_t resume_run = 0; // 0: the newest unfinished run (of `file`, when given)
     BackendOption backend = BackendOption::from_scenario; // --backend
     std::vector<std::string> uris; // --uri, repeatable: replaces the scenario's uri and hosts
+    int jobs = 0;                  // --jobs; 0: the scenario's
 };
 int run_command(const GlobalOptions& global, const RunCommandOptions& options);
 

@@ -39,6 +39,10 @@ std::pair<CLI::App*, CLI::Option*> add_run_command(CLI::App& app, RunCommandOpti
                     "libvirt URI, instead of the scenario's uri and hosts; give it more "
                     "than once to spread the cells over several hosts")
         ->allow_extra_args(false);
+    run->add_option("--jobs,-j", options.jobs,
+                    "guests at once per host, each pinned to host CPUs of its own, instead "
+                    "of the scenario's jobs (default 1)")
+        ->check(CLI::Range(1, 1024));
     return {run, resume};
 }
 

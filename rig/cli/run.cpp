@@ -87,6 +87,10 @@ Expected<Hypervisors> choose_hypervisors(const core::Scenario& scenario,
     if (backend == core::Backend::slurm) {
         if (!options.uris.empty())
             return fail(ErrorKind::usage, "--uri applies only to backend libvirt, not slurm");
+        if (options.jobs > 0)
+            return fail(ErrorKind::usage, "--jobs applies to backends qemu and libvirt; on "
+                                          "slurm the cluster runs as many samples as it has "
+                                          "room for");
         return chosen; // the nodes boot the guests
     }
     if (!libvirt) {
@@ -135,6 +139,7 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
         std::filesystem::absolute(global.db.parent_path().empty() ? "." : global.db.parent_path());
     settings.cache_dir = kernel::default_cache_dir();
     settings.tty = ::isatty(STDOUT_FILENO) != 0;
+    settings.jobs = options.jobs;
     if (chosen_backend(loaded->scenario, options) == core::Backend::slurm) {
         settings.batch = true;
         settings.shared = loaded->scenario.slurm.shared;

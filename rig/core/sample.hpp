@@ -48,6 +48,7 @@ struct Sample {
     int repetition = 0; // 0-based; warmups are not stored as samples
     Outcome outcome = Outcome::infra_error;
     std::string accel; // kvm or tcg
+    std::string cpus;  // the host CPUs it ran on under --jobs ("2-3"); empty: unpinned
     std::string kernel_artifact;
     double guest_seconds = 0; // workload time measured by the guest
     double wall_seconds = 0;  // host wall time of the workload phase

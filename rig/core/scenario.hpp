@@ -149,6 +149,9 @@ struct Scenario {
     Workload workload;
     int repeat = 1;
     int warmup = 0;
+    // Guests at once on each host (rig run --jobs), each on CPUs of its own.
+    int jobs = 1;
+    Loc jobs_loc;
     Guest guest;
     Timeouts timeouts;
     Backend backend = Backend::qemu;

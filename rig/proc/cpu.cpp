@@ -2,11 +2,16 @@
 // Parsing /proc/PID/stat and /proc/stat into seconds.
 #include "proc/cpu.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cerrno>
 #include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sched.h>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -124,14 +129,11 @@ std::optional<double> tree_cpu_seconds(int pid) {
     return total;
 }
 
-std::optional<HostCpu> host_cpu() {
-    auto text = read_file("/proc/stat");
-    if (!text || text->rfind("cpu ", 0) != 0)
-        return std::nullopt;
-    std::string_view line(*text);
-    line = line.substr(4, line.find('\n') - 4);
-    // user nice system idle iowait irq softirq steal; guest and guest_nice that follow are
-    // already counted in user and nice.
+namespace {
+
+// One line of /proc/stat after its name: user nice system idle iowait irq softirq steal;
+// guest and guest_nice that follow are already counted in user and nice.
+std::optional<HostCpu> parse_cpu_line(std::string_view line) {
     std::array<long long, 8> ticks{};
     for (auto& value : ticks) {
         if (!next_number(line, value))
@@ -143,6 +145,56 @@ std::optional<HostCpu> host_cpu() {
         total += value;
     return HostCpu{static_cast<double>(total - idle) / ticks_per_second(),
                    static_cast<double>(total) / ticks_per_second()};
+}
+
+} // namespace
+
+std::optional<HostCpu> host_cpu(const std::vector<int>& cpus) {
+    auto text = read_file("/proc/stat");
+    if (!text || text->rfind("cpu ", 0) != 0)
+        return std::nullopt;
+    std::string_view rest(*text);
+    if (cpus.empty())
+        return parse_cpu_line(rest.substr(4, rest.find('\n') - 4));
+    HostCpu sum;
+    size_t found = 0;
+    while (!rest.empty()) {
+        std::string_view line = rest.substr(0, rest.find('\n'));
+        rest.remove_prefix(std::min(rest.size(), line.size() + 1));
+        int cpu = -1;
+        if (line.rfind("cpu", 0) != 0 || line.size() < 4 || line[3] == ' ')
+            continue;
+        auto [end, error] = std::from_chars(line.data() + 3, line.data() + line.size(), cpu);
+        if (error != std::errc() || std::find(cpus.begin(), cpus.end(), cpu) == cpus.end())
+            continue;
+        auto times = parse_cpu_line(line.substr(static_cast<size_t>(end - line.data())));
+        if (!times)
+            return std::nullopt;
+        sum.busy_seconds += times->busy_seconds;
+        sum.total_seconds += times->total_seconds;
+        ++found;
+    }
+    if (found != cpus.size())
+        return std::nullopt;
+    return sum;
+}
+
+Expected<void> pin_threads(int pid, const std::vector<int>& cpus) {
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    for (int cpu : cpus)
+        if (cpu >= 0 && cpu < CPU_SETSIZE)
+            CPU_SET(cpu, &mask);
+    std::error_code ec;
+    std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+    for (const auto& entry : std::filesystem::directory_iterator(tasks, ec)) {
+        int tid = std::atoi(entry.path().filename().c_str());
+        // A thread that ended meanwhile has nothing left to pin.
+        if (::sched_setaffinity(tid, sizeof(mask), &mask) != 0 && errno != ESRCH)
+            return fail(ErrorKind::infra, "cannot pin thread " + std::to_string(tid) + " of " +
+                                              std::to_string(pid) + ": " + std::strerror(errno));
+    }
+    return {};
 }
 
 } // namespace rig::proc

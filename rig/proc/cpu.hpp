@@ -2,7 +2,10 @@
 // CPU time from /proc: what one process has used, and how busy the whole host has been.
 #pragma once
 
+#include "util/error.hpp"
+
 #include <optional>
+#include <vector>
 
 namespace rig::proc {
 
@@ -20,7 +23,11 @@ struct HostCpu {
     double total_seconds = 0; // busy plus idle plus I/O wait
 };
 
-// nullopt when /proc/stat cannot be read or parsed.
-std::optional<HostCpu> host_cpu();
+// The whole host, or only the CPUs in `cpus` (a guest's set under --jobs: the other guests'
+// work is not this one's). nullopt when /proc/stat cannot be read or lacks one of them.
+std::optional<HostCpu> host_cpu(const std::vector<int>& cpus = {});
+
+// Moves every thread of `pid` onto `cpus`: for a process rig did not start itself.
+Expected<void> pin_threads(int pid, const std::vector<int>& cpus);
 
 } // namespace rig::proc

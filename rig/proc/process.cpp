@@ -17,7 +17,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
+#include <optional>
 #include <poll.h>
+#include <sched.h>
 #include <string_view>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -156,6 +158,7 @@ struct Launch {
     std::string cwd;
     std::array<int, 3> stdio{-1, -1, -1};
     pid_t parent = -1;
+    std::optional<cpu_set_t> affinity; // nullopt: inherit rig's
 };
 
 Expected<Launch> prepare(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
@@ -248,6 +251,10 @@ public:
         ::sigaction(SIGPIPE, &default_action, nullptr);
         if (!m_launch.cwd.empty() && ::chdir(m_launch.cwd.c_str()) != 0)
             die("chdir failed");
+        // Before exec, so that every thread the program starts is born on these CPUs.
+        if (m_launch.affinity &&
+            ::sched_setaffinity(0, sizeof(cpu_set_t), &*m_launch.affinity) != 0)
+            die("sched_setaffinity failed");
     }
 
     // On exec failure Boost returns an empty child and never waits for the pid it forked.
@@ -576,6 +583,17 @@ Expected<std::unique_ptr<Child>> Child::spawn(const std::vector<std::string>& ar
         separate_err = RIG_TRY(open_fd(options.stderr_file, output_flags));
     launch.stdio = {null_in.get(), out.get(),
                     separate_err.valid() ? separate_err.get() : out.get()};
+    if (!options.cpus.empty()) {
+        cpu_set_t mask;
+        CPU_ZERO(&mask);
+        for (int cpu : options.cpus) {
+            if (cpu < 0 || cpu >= CPU_SETSIZE)
+                return fail(ErrorKind::infra, "cannot start " + argv[0] + " on CPU " +
+                                                  std::to_string(cpu) + ": no such CPU");
+            CPU_SET(cpu, &mask);
+        }
+        launch.affinity = mask;
+    }
     Spawned spawned = RIG_TRY(spawn_group(launch));
     return std::unique_ptr<Child>(new Child(std::make_unique<Impl>(spawned)));
 }

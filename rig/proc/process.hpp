@@ -49,6 +49,8 @@ struct SpawnOptions {
     std::map<std::string, std::string> env;
     std::filesystem::path stdout_file; // empty: /dev/null; truncated when opened
     std::filesystem::path stderr_file; // empty: same as stdout_file
+    // The CPUs the child and all its threads may run on; empty: rig's own.
+    std::vector<int> cpus;
 };
 
 // A long-running child such as QEMU, virtiofsd or make, with stdin from /dev/null, in its

@@ -57,7 +57,7 @@ void Progress::end_sample(const std::string& outcome, double seconds) {
          outcome + " in " + util::format_duration(seconds, util::DurationStyle::progress));
 }
 
-void Progress::batch(size_t queued, size_t running, size_t done) {
+void Progress::batch(const std::string& source, size_t queued, size_t running, size_t done) {
     std::string counts = "queued " + std::to_string(queued) + ", running " +
                          std::to_string(running) + ", done " + std::to_string(done) + "/" +
                          std::to_string(m_total);
@@ -73,7 +73,7 @@ void Progress::batch(size_t queued, size_t running, size_t done) {
         eta = util::format_duration(elapsed / static_cast<double>(done) *
                                         static_cast<double>(m_total - done),
                                     util::DurationStyle::progress);
-    std::string line = "slurm: " + counts + " (elapsed " +
+    std::string line = source + ": " + counts + " (elapsed " +
                        util::format_duration(elapsed, util::DurationStyle::progress) + ", ETA " +
                        eta + ")";
     if (m_tty)

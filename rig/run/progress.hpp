@@ -18,9 +18,10 @@ public:
     void tick(); // cheap; redraws the terminal line at most once a second
     void end_sample(const std::string& outcome, double seconds);
     void note(const std::string& line); // a line that stays, above the status line
-    // Samples run as batch jobs, many at once: the status line counts them instead.
-    // Elsewhere than a terminal a line is printed only when the counts change.
-    void batch(size_t queued, size_t running, size_t done);
+    // Samples run many at once (`source`: slurm's batch jobs, or guests under --jobs): the
+    // status line counts them instead. Elsewhere than a terminal a line is printed only when
+    // the counts change.
+    void batch(const std::string& source, size_t queued, size_t running, size_t done);
 
 private:
     using Clock = std::chrono::steady_clock;

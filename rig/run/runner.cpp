@@ -2,6 +2,7 @@
 // The run loop: fetch kernels and build initramfs images once, then sample round by round.
 #include "run/runner.hpp"
 
+#include "core/diagnostic.hpp"
 #include "core/matrix.hpp"
 #include "guest/fuse.hpp"
 #include "guest/initramfs.hpp"
@@ -214,7 +215,7 @@ struct RunState {
 SampleContext sample_context(const RunState& state, const Planned& planned,
                              const PreparedKernel& kernel, vm::Hypervisor& hypervisor,
                              std::function<void(const std::string&)> on_phase,
-                             std::function<void()> on_tick) {
+                             std::function<void()> on_tick, core::CpuSet cpus = {}) {
     return SampleContext{
         state.scenario,
         *planned.cell,
@@ -228,7 +229,8 @@ SampleContext sample_context(const RunState& state, const Planned& planned,
         state.interrupted,
         std::move(on_phase),
         std::move(on_tick),
-        kernel.module ? &*kernel.module : nullptr};
+        kernel.module ? &*kernel.module : nullptr,
+        std::move(cpus)};
 }
 
 // Every kernel the plan needs, prepared in plan order; nullopt when Ctrl-C stopped a build.
@@ -301,8 +303,46 @@ Expected<std::vector<store::RunHost>> register_hosts(const std::vector<Host>& ho
     return records;
 }
 
-Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
-                                    const std::vector<Host>& hosts, RunState& state) {
+// A place samples run at once with others: a host, and there a CPU set of its own under
+// --jobs (empty: wherever the host's scheduler puts it).
+struct Slot {
+    size_t host = 0;
+    core::CpuSet cpus;
+};
+
+std::string slot_name(const std::vector<Host>& hosts, const Slot& slot) {
+    return hosts[slot.host].name +
+           (slot.cpus.empty() ? "" : " cpus " + core::cpu_list_text(slot.cpus));
+}
+
+// The slots of `jobs` guests per host: one unpinned slot per host at --jobs 1, else each
+// host's CPU sets. Too many jobs for a host is the error that says what fits; a scenario's
+// `jobs:` is named by its place in the file.
+Expected<std::vector<Slot>> make_slots(const std::vector<Host>& hosts,
+                                       const core::Scenario& scenario, int jobs, bool from_file) {
+    std::vector<Slot> slots;
+    for (size_t h = 0; h < hosts.size(); ++h) {
+        if (jobs == 1) {
+            slots.push_back({h, {}});
+            continue;
+        }
+        auto cpus = RIG_TRY(hosts[h].hypervisor->host_cpus());
+        auto sets = core::choose_cpu_sets(cpus, scenario.guest.cpus, jobs);
+        if (!sets) {
+            std::string where = hosts.size() > 1 ? " on host " + hosts[h].name : "";
+            if (from_file)
+                return core::config_error(scenario.file, scenario.jobs_loc, "jobs",
+                                          sets.error().message + where);
+            return fail(ErrorKind::usage, sets.error().message + where);
+        }
+        for (core::CpuSet& set : *sets)
+            slots.push_back({h, std::move(set)});
+    }
+    return slots;
+}
+
+Expected<void> run_on_slots(const std::vector<Planned>& plan, const std::vector<Host>& hosts,
+                            const std::vector<Slot>& slots, RunState& state) {
     // Kernels before the threads start: fetching one writes the cache and the store.
     auto prepared = RIG_TRY(prepare_kernels(plan, state));
     if (!prepared)
@@ -313,27 +353,41 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
     std::optional<Error> failure;
     std::vector<store::RunHost> records = RIG_TRY(register_hosts(hosts, state));
     std::string total = std::to_string(plan.size());
+    size_t running = 0;
+    size_t done = 0;
 
-    auto run = [&](size_t job, size_t h) -> JobResult {
+    auto run = [&](size_t job, size_t s) -> JobResult {
         const Planned& planned = plan[job];
-        const core::Cell& cell = *planned.cell;
+        const Slot& slot = slots[s];
+        vm::Hypervisor& hypervisor = *hosts[slot.host].hypervisor;
         std::string prefix = "[" + std::to_string(job + 1) + "/" + total + "] " +
-                             sample_label(state.scenario, planned) + " on " + hosts[h].name + ": ";
+                             sample_label(state.scenario, planned) + " on " +
+                             slot_name(hosts, slot) + ": ";
         auto note = [&](const std::string& text) {
             std::lock_guard lock(mutex);
             state.progress.note(prefix + text);
         };
-        const PreparedKernel& kernel = kernels.at(kernel_key(cell));
+        {
+            std::lock_guard lock(mutex);
+            ++running;
+        }
+        const PreparedKernel& kernel = kernels.at(kernel_key(*planned.cell));
         SampleRun ran =
-            run_sample(sample_context(state, planned, kernel, *hosts[h].hypervisor, note, {}));
+            run_sample(sample_context(state, planned, kernel, hypervisor, note, {}, slot.cpus));
         const core::Sample& sample = ran.sample;
         // A sample that failed because its host went away is not data about the cell.
         if (sample.outcome == core::Outcome::infra_error && !state.interrupted && !ran.out_of_space)
-            if (auto up = hosts[h].hypervisor->reachable(); !up)
+            if (auto up = hypervisor.reachable(); !up) {
+                std::lock_guard lock(mutex);
+                --running;
                 return {JobEnd::host_lost, up.error().message};
+            }
         note(std::string(core::to_string(sample.outcome)) + " in " +
              util::format_duration(sample.total_seconds, util::DurationStyle::progress));
         std::lock_guard lock(mutex);
+        --running;
+        ++done;
+        state.progress.batch("guests", plan.size() - done - running, running, done);
         if (failure)
             return {};
         Expected<int64_t> stored = planned.repetition < 0
@@ -346,8 +400,8 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
         }
         if (planned.repetition < 0)
             return {};
-        ++records[h].samples;
-        auto marked = stored ? state.db.set_run_host(state.run_id, records[h])
+        ++records[slot.host].samples;
+        auto marked = stored ? state.db.set_run_host(state.run_id, records[slot.host])
                              : tl::unexpected(stored.error());
         if (!marked) {
             failure = marked.error();
@@ -363,7 +417,7 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
         records[h].status = core::HostStatus::dropped;
         records[h].reason = why;
         state.progress.note("host " + hosts[h].name + " dropped out (" + why +
-                            "); its sample goes to another host");
+                            "); its samples go to another host");
         if (auto marked = state.db.set_run_host(state.run_id, records[h]); !marked && !failure)
             failure = marked.error();
     };
@@ -371,7 +425,16 @@ Expected<void> run_on_several_hosts(const std::vector<Planned>& plan,
         std::lock_guard lock(mutex);
         return state.interrupted || failure.has_value();
     };
-    std::vector<size_t> left = run_on_hosts(plan.size(), hosts.size(), run, on_lost, stop);
+    // A cell's samples go round the slots: a slow CPU set then touches every cell alike.
+    std::map<const core::Cell*, size_t> cell_index;
+    for (const Planned& planned : plan)
+        cell_index.emplace(planned.cell, cell_index.size());
+    Slots pool;
+    for (const Slot& slot : slots)
+        pool.host_of.push_back(slot.host);
+    pool.group = [&](size_t job) { return cell_index.at(plan[job].cell); };
+    pool.window = cell_index.size();
+    std::vector<size_t> left = run::run_on_slots(plan.size(), pool, run, on_lost, stop);
     if (failure)
         return tl::unexpected(*failure);
     if (!left.empty() && !state.interrupted)
@@ -448,7 +511,7 @@ Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<
     };
     events.note = [&](const std::string& text) { state.progress.note(text); };
     events.counts = [&](size_t queued, size_t running, size_t done) {
-        state.progress.batch(queued, running, done);
+        state.progress.batch("slurm", queued, running, done);
     };
     return run_batch(scenario, std::move(samples), settings, state.interrupted, events);
 }
@@ -473,6 +536,10 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
     // A batch job's node looks for its own (run/worker.cpp): they need not be here.
     if (!settings.batch)
         RIG_TRY(find_programs(cells, hosts));
+    int jobs = settings.jobs > 0 ? settings.jobs : scenario.jobs;
+    std::vector<Slot> slots;
+    if (!settings.batch)
+        slots = RIG_TRY(make_slots(hosts, scenario, jobs, settings.jobs == 0));
     host::Facts facts = host::probe();
     std::string accel = host::choose_accel(scenario.guest.accel, facts.kvm);
     // A batch job's node chooses for itself (run/worker.cpp).
@@ -515,6 +582,11 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
         for (const Host& host : hosts)
             out << " " << host.name;
     }
+    if (jobs > 1 && !settings.batch) {
+        out << ", " << jobs << " guests at once per host on CPUs";
+        for (const Slot& slot : slots)
+            out << (&slot == &slots.front() ? " " : " | ") << core::cpu_list_text(slot.cpus);
+    }
     out << "\n";
 
     size_t stored_samples = static_cast<size_t>(std::count_if(
@@ -524,8 +596,8 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
     RunState state{scenario, db, settings, run_id, accel, run_dir, interrupted, progress, summary};
     if (settings.batch)
         RIG_TRY(run_as_batch(plan, cells, state));
-    else if (hosts.size() > 1)
-        RIG_TRY(run_on_several_hosts(plan, hosts, state));
+    else if (slots.size() > 1)
+        RIG_TRY(run_on_slots(plan, hosts, slots, state));
     else
         RIG_TRY(run_on_one_host(plan, *hosts.front().hypervisor, state));
     summary.interrupted = interrupted;

@@ -25,6 +25,8 @@ struct RunSettings {
     std::filesystem::path shared;  // the folder every node sees; empty: results_dir
     std::filesystem::path program; // rig's binary, at this path on every node
     std::filesystem::path db;      // names the run's jobs (batch_job_name)
+    // Guests at once per host, each on a CPU set of its own; 0: the scenario's `jobs`.
+    int jobs = 0;
 };
 
 struct RunSummary {
@@ -49,7 +51,10 @@ struct Host {
     vm::Hypervisor* hypervisor = nullptr;
 };
 
-// The same over several hosts: samples run concurrently, one per host at a time. A host
+// The same over several hosts: samples run concurrently, up to `jobs` per host at a time,
+// each guest pinned to a CPU set of its own when jobs > 1, and a cell's samples spread over
+// the sets (run/hosts.hpp). Too many jobs for a host's CPUs is a usage error (a config
+// error at the scenario's `jobs:`) that says what fits. A host
 // whose hypervisor is unreachable after an infra-error sample has dropped out: it is
 // marked dropped in the run's hosts (store::RunHost) and its sample runs on another
 // host. When every host is gone the run stays open for --resume. With settings.batch

@@ -54,8 +54,10 @@ struct CpuMark {
     Clock::time_point at;
 };
 
-CpuMark mark(vm::Vm& guest) {
-    return {guest.cpu_times(), proc::host_cpu().value_or(proc::HostCpu{}), Clock::now()};
+// The host's figure is over the guest's own CPU set when it has one: under --jobs the
+// other guests' work is not this sample's.
+CpuMark mark(vm::Vm& guest, const core::CpuSet& cpus) {
+    return {guest.cpu_times(), proc::host_cpu(cpus).value_or(proc::HostCpu{}), Clock::now()};
 }
 
 std::string workload_script(const std::string& command) {
@@ -273,6 +275,7 @@ core::Sample new_sample(const SampleContext& context) {
     sample.cell_id = context.cell.id;
     sample.repetition = context.repetition;
     sample.accel = context.accel;
+    sample.cpus = core::cpu_list_text(context.host_cpus);
     sample.kernel_artifact = context.kernel.id;
     sample.started_at = utc_now();
     sample.mount_requested = guest::work_mount_options(context.cell);
@@ -342,6 +345,7 @@ Launch launch_for(const SampleContext& context, const guest::Job& job, const fs:
         spec.cmdline += " oops=panic";
     spec.memory_mib = scenario.guest.memory_mib;
     spec.cpus = scenario.guest.cpus;
+    spec.host_cpus = context.host_cpus;
     spec.accel = context.accel;
     spec.console_log = context.dir / "console.log";
     spec.channel_log = context.dir / "channel.log";
@@ -431,11 +435,11 @@ private:
         m_output.add_console(console_bytes);
         ChannelNews news = m_output.add_channel(channel_bytes);
         if (news.started) {
-            m_start_mark = mark(m_guest);
+            m_start_mark = mark(m_guest, m_context.host_cpus);
             phase("running workload");
         }
         if (news.ended) {
-            m_end_mark = mark(m_guest);
+            m_end_mark = mark(m_guest, m_context.host_cpus);
             phase("collecting");
         }
         if (news.done)

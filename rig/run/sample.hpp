@@ -35,6 +35,8 @@ struct SampleContext {
     // A module workload's module, built for this kernel; one that did not compile makes
     // the sample build-failed without booting a guest.
     const kernel::ModuleBuild* module = nullptr;
+    // The host CPUs the guest runs on under --jobs (core/cpu_set.hpp); empty: any.
+    core::CpuSet host_cpus = {};
 };
 
 // Below this, the filesystem of a sample's folder counts as full: QEMU's logs, the work

@@ -91,6 +91,7 @@ core::Sample sample_from(const json& value) {
     sample.warning_count = value.at("warning_count").get<int>();
     sample.evidence = value.at("evidence").get<std::string>();
     sample.started_at = value.at("started_at").get<std::string>();
+    sample.cpus = value.value("cpus", std::string());
     for (const json& line : value.at("lines"))
         sample.lines.push_back(
             {line.at("severity").get<std::string>() == "error" ? core::Severity::error
@@ -191,6 +192,7 @@ Expected<void> write_record(const fs::path& path, const core::Sample& sample,
                {"warning_count", sample.warning_count},
                {"evidence", sample.evidence},
                {"started_at", sample.started_at},
+               {"cpus", sample.cpus},
                {"lines", lines_json(sample.lines)},
                {"metrics", metrics_json(sample.metrics)}};
     return write_json(path, value);

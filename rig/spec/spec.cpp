@@ -27,7 +27,7 @@ using core::Located;
 
 const std::vector<std::string> k_top_keys{"name",     "kernels", "matrix", "exclude", "include",
                                           "workload", "repeat",  "warmup", "guest",   "timeouts",
-                                          "backend",  "uri",     "hosts",  "slurm"};
+                                          "backend",  "uri",     "hosts",  "slurm",   "jobs"};
 const std::vector<std::string> k_kernel_keys{"name",    "debian",  "flavour", "image",
                                              "modules", "build",   "git",     "ref",
                                              "config",  "patches", "options"};
@@ -934,6 +934,11 @@ Expected<core::Scenario> read_scenario(const Context& context, const YAML::Node&
     if (const Entry* warmup = find_entry(entries, "warmup"))
         scenario.warmup =
             static_cast<int>(RIG_TRY(read_integer(context, warmup->value, warmup->path, 0, 1000)));
+    if (const Entry* jobs = find_entry(entries, "jobs")) {
+        scenario.jobs =
+            static_cast<int>(RIG_TRY(read_integer(context, jobs->value, jobs->path, 1, 1024)));
+        scenario.jobs_loc = loc_of(jobs->value);
+    }
     if (const Entry* guest = find_entry(entries, "guest"))
         scenario.guest = RIG_TRY(read_guest(context, *guest));
     if (const Entry* timeouts = find_entry(entries, "timeouts"))

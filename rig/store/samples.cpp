@@ -18,7 +18,7 @@ const char* const k_sample_columns =
     "cell_id, repetition, outcome, accel, kernel_artifact, guest_seconds, wall_seconds, "
     "total_seconds, qemu_cpu_seconds, helper_cpu_seconds, host_cpu_seconds, host_cpu_percent, "
     "mount_requested, mount_negotiated, msize_negotiated, cache_negotiated, exit_status, "
-    "error_count, warning_count, evidence, started_at";
+    "error_count, warning_count, evidence, started_at, cpus";
 
 Expected<core::Sample> read_sample(Impl& db, const Statement& row) {
     core::Sample sample;
@@ -50,6 +50,7 @@ Expected<core::Sample> read_sample(Impl& db, const Statement& row) {
     sample.warning_count = static_cast<int>(row.integer(19));
     sample.evidence = row.text(20);
     sample.started_at = row.text(21);
+    sample.cpus = row.text(22);
     return sample;
 }
 
@@ -77,14 +78,14 @@ Expected<int64_t> Database::add_sample(int64_t run_id, const core::Sample& sampl
     RIG_TRY(execute(db,
                     std::string("INSERT INTO samples (run_id, ") + k_sample_columns +
                         ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-                        "?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+                        "?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
                     run_id, sample.cell_id, sample.repetition, core::to_string(sample.outcome),
                     sample.accel, sample.kernel_artifact, sample.guest_seconds, sample.wall_seconds,
                     sample.total_seconds, sample.qemu_cpu_seconds, sample.helper_cpu_seconds,
                     sample.host_cpu_seconds, sample.host_cpu_percent, sample.mount_requested,
                     sample.mount_negotiated, sample.msize_negotiated, sample.cache_negotiated,
                     sample.exit_status, sample.error_count, sample.warning_count, sample.evidence,
-                    sample.started_at));
+                    sample.started_at, sample.cpus));
     const int64_t sample_id = sqlite3_last_insert_rowid(db.m_db);
 
     auto line = RIG_TRY(Statement::prepare(

@@ -207,11 +207,17 @@ CREATE INDEX metrics_for_reports ON metrics (sample_id, name, value, unit);
 DROP INDEX metrics_by_sample;
 )sql";
 
+// v6: the host CPUs a sample's guest was pinned to under --jobs, so that a slow CPU set
+// shows up as such rather than as a slow kernel.
+const char* const k_v6_sample_cpus = R"sql(
+ALTER TABLE samples ADD COLUMN cpus TEXT NOT NULL DEFAULT '';
+)sql";
+
 } // namespace
 
 const std::vector<std::string>& migrations() {
-    static const std::vector<std::string> scripts{k_v1, k_v2_run_hosts, k_v3_report_index,
-                                                  k_v4_bisect, k_v5_metrics_index};
+    static const std::vector<std::string> scripts{
+        k_v1, k_v2_run_hosts, k_v3_report_index, k_v4_bisect, k_v5_metrics_index, k_v6_sample_cpus};
     return scripts;
 }
 

@@ -3,6 +3,7 @@
 // watch it. QEMU started directly is one backend; libvirt is another.
 #pragma once
 
+#include "core/cpu_set.hpp"
 #include "util/error.hpp"
 
 #include <filesystem>
@@ -44,6 +45,8 @@ struct GuestSpec {
     std::filesystem::path protocol_trace;
     // A raw image attached as a virtio-blk disk with serial k_scratch_serial; empty: none.
     std::filesystem::path scratch_disk;
+    // The host CPUs the guest and its helpers run on (core/cpu_set.hpp); empty: any.
+    core::CpuSet host_cpus;
 };
 
 // The serial the scratch disk carries, by which the guest agent finds it among its disks.
@@ -83,6 +86,8 @@ public:
     // Asked before a run begins, so that a missing one is a clear error, not a run full of
     // infra-error samples. A backend that starts them elsewhere (libvirt) has none to find.
     virtual Expected<void> find_programs(const std::set<ShareKind>&) const { return {}; }
+    // The CPUs of the host the guests run on, for --jobs' CPU sets.
+    virtual Expected<std::vector<core::HostCpu>> host_cpus() = 0;
 };
 
 } // namespace rig::vm

@@ -10,9 +10,12 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
 #include <mutex>
 #include <pwd.h>
 #include <sys/stat.h>
@@ -56,6 +59,18 @@ std::string filesystem_xml(const Share& share) {
     if (share.readonly)
         xml += "      <readonly/>\n";
     return xml + "    </filesystem>\n";
+}
+
+// libvirt's pinning: every vCPU and the emulator's threads (main loop, I/O) on the
+// guest's set, as the QEMU backend pins the whole process.
+std::string cputune_xml(const GuestSpec& spec) {
+    if (spec.host_cpus.empty())
+        return "";
+    std::string set = core::cpu_list_text(spec.host_cpus);
+    std::string xml = "  <cputune>\n";
+    for (int vcpu = 0; vcpu < spec.cpus; ++vcpu)
+        xml += "    <vcpupin vcpu='" + std::to_string(vcpu) + "' cpuset='" + set + "'/>\n";
+    return xml + "    <emulatorpin cpuset='" + set + "'/>\n  </cputune>\n";
 }
 
 std::string serial_xml(const fs::path& file, int port) {
@@ -220,11 +235,10 @@ std::vector<std::string> process_argv(const fs::path& proc_dir) {
     return argv;
 }
 
-// The CPU time of every virtiofsd process serving one of `dirs`: the daemon libvirt
-// started and the sandboxed child it forked, which does the work. Both carry the same
-// argument vector, so each is counted once by its own figure.
-double virtiofsd_cpu_seconds(const std::vector<fs::path>& dirs) {
-    double total = 0;
+// Every virtiofsd process serving one of `dirs`: the daemon libvirt started and the
+// sandboxed child it forked, which does the work. Both carry the same argument vector.
+std::vector<int> virtiofsd_pids(const std::vector<fs::path>& dirs) {
+    std::vector<int> pids;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator("/proc", ec)) {
         std::string name = entry.path().filename().string();
@@ -233,11 +247,29 @@ double virtiofsd_cpu_seconds(const std::vector<fs::path>& dirs) {
         auto argv = process_argv(entry.path());
         for (const fs::path& dir : dirs)
             if (libvirt_virtiofsd_serves(argv, dir)) {
-                total += proc::cpu_seconds(std::stoi(name)).value_or(0);
+                pids.push_back(std::stoi(name));
                 break;
             }
     }
+    return pids;
+}
+
+// Their CPU time, each process counted once by its own figure.
+double virtiofsd_cpu_seconds(const std::vector<fs::path>& dirs) {
+    double total = 0;
+    for (int pid : virtiofsd_pids(dirs))
+        total += proc::cpu_seconds(pid).value_or(0);
     return total;
+}
+
+// libvirt's cputune does not reach the virtiofsd it starts: rig pins its threads to the
+// guest's set as the QEMU backend does, on a local daemon (a remote one's are out of reach).
+Expected<void> pin_virtiofsd(const std::vector<fs::path>& dirs, const core::CpuSet& cpus) {
+    if (cpus.empty())
+        return {};
+    for (int pid : virtiofsd_pids(dirs))
+        RIG_TRY(proc::pin_threads(pid, cpus));
+    return {};
 }
 
 class LibvirtVm final : public Vm {
@@ -469,8 +501,11 @@ public:
             for (const Share& share : spec.shares)
                 if (share.kind == ShareKind::virtiofs)
                     virtiofs_dirs.push_back(share.path);
+        auto pinned = pin_virtiofsd(virtiofs_dirs, spec.host_cpus);
         auto vm = std::make_unique<LibvirtVm>(connection, domain, callback, watch, m_uri, xml,
                                               std::move(virtiofs_dirs), kernel);
+        if (!pinned)
+            return tl::unexpected(pinned.error());
         if (callback < 0)
             return fail(ErrorKind::infra,
                         "cannot watch the guest's lifecycle on " + m_uri + ": " + last_error());
@@ -478,6 +513,22 @@ public:
             return fail(ErrorKind::infra,
                         "libvirt at " + m_uri + " could not resume the guest: " + last_error());
         return std::unique_ptr<Vm>(std::move(vm));
+    }
+
+    // The daemon's host, which may be another machine: from its capabilities.
+    Expected<std::vector<core::HostCpu>> host_cpus() override {
+        auto connection = RIG_TRY(connect());
+        char* text = virConnectGetCapabilities(connection->handle());
+        if (!text)
+            return fail(ErrorKind::infra,
+                        "libvirt at " + m_uri + " did not describe its host: " + last_error());
+        std::string capabilities(text);
+        std::free(text);
+        auto cpus = libvirt_host_cpus(capabilities);
+        if (cpus.empty())
+            return fail(ErrorKind::infra,
+                        "libvirt at " + m_uri + " described no CPUs in its host's topology");
+        return cpus;
     }
 
     Expected<void> reachable() override {
@@ -521,6 +572,7 @@ std::string libvirt_domain_xml(const GuestSpec& spec) {
     xml += "  <name>" + xml_escape(spec.name) + "</name>\n";
     xml += "  <memory unit='MiB'>" + std::to_string(spec.memory_mib) + "</memory>\n";
     xml += "  <vcpu>" + std::to_string(spec.cpus) + "</vcpu>\n";
+    xml += cputune_xml(spec);
     // vhost-user needs guest RAM that virtiofsd can map: a shared memfd.
     if (virtiofs)
         xml += "  <memoryBacking>\n    <source type='memfd'/>\n    <access mode='shared'/>\n"
@@ -562,6 +614,66 @@ std::string libvirt_domain_xml(const GuestSpec& spec) {
         xml += "  </qemu:commandline>\n";
     }
     return xml + "</domain>\n";
+}
+
+namespace {
+
+std::optional<int> int_attribute(xmlNode* node, const char* name) {
+    xmlChar* value = xmlGetProp(node, reinterpret_cast<const xmlChar*>(name));
+    if (!value)
+        return std::nullopt;
+    std::optional<int> number;
+    try {
+        number = std::stoi(reinterpret_cast<const char*>(value));
+    } catch (const std::exception&) {
+    }
+    xmlFree(value);
+    return number;
+}
+
+bool named(xmlNode* node, const char* name) {
+    return node->type == XML_ELEMENT_NODE &&
+           xmlStrcmp(node->name, reinterpret_cast<const xmlChar*>(name)) == 0;
+}
+
+xmlNode* child_named(xmlNode* parent, const char* name) {
+    for (xmlNode* node = parent ? parent->children : nullptr; node; node = node->next)
+        if (named(node, name))
+            return node;
+    return nullptr;
+}
+
+} // namespace
+
+std::vector<core::HostCpu> libvirt_host_cpus(const std::string& capabilities) {
+    std::unique_ptr<xmlDoc, decltype(&xmlFreeDoc)> doc(
+        xmlReadMemory(capabilities.data(), static_cast<int>(capabilities.size()),
+                      "capabilities.xml", nullptr,
+                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING),
+        xmlFreeDoc);
+    std::vector<core::HostCpu> cpus;
+    if (!doc)
+        return cpus;
+    xmlNode* cells = child_named(
+        child_named(child_named(xmlDocGetRootElement(doc.get()), "host"), "topology"), "cells");
+    for (xmlNode* cell = cells ? cells->children : nullptr; cell; cell = cell->next) {
+        if (!named(cell, "cell"))
+            continue;
+        int node = int_attribute(cell, "id").value_or(0);
+        xmlNode* list = child_named(cell, "cpus");
+        for (xmlNode* entry = list ? list->children : nullptr; entry; entry = entry->next) {
+            auto id = named(entry, "cpu") ? int_attribute(entry, "id") : std::nullopt;
+            if (!id)
+                continue;
+            core::HostCpu cpu;
+            cpu.id = *id;
+            cpu.node = node;
+            cpu.package = int_attribute(entry, "socket_id").value_or(0);
+            cpu.core = int_attribute(entry, "core_id").value_or(-1 - *id);
+            cpus.push_back(cpu);
+        }
+    }
+    return cpus;
 }
 
 bool libvirt_virtiofsd_serves(const std::vector<std::string>& argv, const fs::path& dir) {

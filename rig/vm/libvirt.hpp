@@ -34,6 +34,10 @@ bool libvirt_uri_is_local(const std::string& uri);
 bool libvirt_virtiofsd_serves(const std::vector<std::string>& argv,
                               const std::filesystem::path& dir);
 
+// The CPUs of a libvirt host from its capabilities XML (`<host><topology><cells>`): cell,
+// socket and core of each. Empty when the text holds none.
+std::vector<core::HostCpu> libvirt_host_cpus(const std::string& capabilities);
+
 // The user QEMU runs as under a local privileged libvirtd: libvirt-qemu on Debian,
 // qemu elsewhere; empty when neither exists.
 std::string libvirt_qemu_user();

@@ -3,6 +3,7 @@
 #include "vm/qemu.hpp"
 
 #include "host/facts.hpp"
+#include "host/topology.hpp"
 #include "proc/cpu.hpp"
 #include "proc/process.hpp"
 #include "util/strings.hpp"
@@ -179,6 +180,7 @@ class QemuHypervisor final : public Hypervisor {
 public:
     std::string name() const override { return "qemu"; }
     bool logs_virtiofs_requests() const override { return true; }
+    Expected<std::vector<core::HostCpu>> host_cpus() override { return host::local_cpus(); }
 
     Expected<void> find_programs(const std::set<ShareKind>& kinds) const override {
         if (!proc::find_program(k_qemu))
@@ -205,6 +207,7 @@ public:
             fs::remove(socket, ec);
             proc::SpawnOptions options;
             options.stdout_file = virtiofsd_log(spec.runtime_dir, share.tag);
+            options.cpus = spec.host_cpus;
             helpers.push_back(
                 RIG_TRY(proc::Child::spawn(virtiofsd_argv(*daemon, share, socket), options)));
             RIG_TRY(wait_for_socket(*helpers.back(), socket, options.stdout_file));
@@ -216,6 +219,8 @@ public:
         write_argv(spec.runtime_dir / "qemu.argv", argv);
         proc::SpawnOptions options;
         options.stdout_file = spec.runtime_dir / "qemu.log";
+        // vCPU, I/O and main-loop threads alike: the guest's set is all it may disturb.
+        options.cpus = spec.host_cpus;
         auto qemu = RIG_TRY(proc::Child::spawn(argv, options));
         return std::unique_ptr<Vm>(
             std::make_unique<QemuVm>(std::move(qemu), std::move(helpers), util::join(argv, " ")));

@@ -14,7 +14,8 @@ using Clock = std::chrono::steady_clock;
 
 class FakeVm final : public vm::Vm {
 public:
-    FakeVm(GuestScript script, const vm::GuestSpec& spec, std::shared_ptr<int> destroyed)
+    FakeVm(GuestScript script, const vm::GuestSpec& spec,
+           std::shared_ptr<std::atomic<int>> destroyed)
         : m_script(std::move(script)), m_console(spec.console_log), m_channel(spec.channel_log),
           m_destroyed(std::move(destroyed)) {
         // Scripts are written in any order: a record added after a run of console lines
@@ -70,7 +71,7 @@ private:
     GuestScript m_script;
     std::filesystem::path m_console;
     std::filesystem::path m_channel;
-    std::shared_ptr<int> m_destroyed;
+    std::shared_ptr<std::atomic<int>> m_destroyed;
     Clock::time_point m_started = Clock::now();
     size_t m_next = 0;
     bool m_gone = false;
@@ -127,8 +128,12 @@ FakeHypervisor::FakeHypervisor(std::function<GuestScript(const vm::GuestSpec&)> 
     : m_choose(std::move(choose)) {}
 
 Expected<std::unique_ptr<vm::Vm>> FakeHypervisor::start(const vm::GuestSpec& spec) {
-    m_started.push_back(spec);
-    GuestScript script = m_choose(spec);
+    GuestScript script;
+    {
+        std::lock_guard lock(m_mutex);
+        m_started.push_back(spec);
+        script = m_choose(spec);
+    }
     if (script.start_error)
         return fail(ErrorKind::infra, *script.start_error);
     return std::unique_ptr<vm::Vm>(std::make_unique<FakeVm>(std::move(script), spec, m_destroyed));

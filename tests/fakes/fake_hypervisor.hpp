@@ -7,9 +7,11 @@
 
 #include "vm/hypervisor.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,16 +62,22 @@ public:
     explicit FakeHypervisor(std::function<GuestScript(const vm::GuestSpec&)> choose);
 
     std::string name() const override { return "fake"; }
+    // Safe from several threads at once, as --jobs starts guests.
     Expected<std::unique_ptr<vm::Vm>> start(const vm::GuestSpec& spec) override;
+    // A host of `cpus` cores, one CPU each, unless set_host_cpus says otherwise.
+    Expected<std::vector<core::HostCpu>> host_cpus() override { return m_host_cpus; }
+    void set_host_cpus(std::vector<core::HostCpu> cpus) { m_host_cpus = std::move(cpus); }
 
     // What it was asked to boot, in order, and how many guests were destroyed.
     const std::vector<vm::GuestSpec>& started() const { return m_started; }
     int destroyed() const { return *m_destroyed; }
 
 private:
+    std::mutex m_mutex;
+    std::vector<core::HostCpu> m_host_cpus{{0, 0, 0, 0}, {1, 1, 0, 0}, {2, 2, 0, 0}, {3, 3, 0, 0}};
     std::function<GuestScript(const vm::GuestSpec&)> m_choose;
     std::vector<vm::GuestSpec> m_started;
-    std::shared_ptr<int> m_destroyed = std::make_shared<int>(0);
+    std::shared_ptr<std::atomic<int>> m_destroyed = std::make_shared<std::atomic<int>>(0);
 };
 
 } // namespace rig::test

@@ -3,12 +3,14 @@
 // database as a user's script would, and finding processes a test started.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
+#include <set>
 #include <sqlite3.h>
 #include <sstream>
 #include <string>
@@ -84,6 +86,38 @@ inline std::vector<int> processes_mentioning(const std::string& needle) {
             pids.push_back(std::stoi(name));
     }
     return pids;
+}
+
+// A running QEMU of a test and where its threads may run, from the kernel's own view.
+struct GuestThreads {
+    int pid = 0;
+    std::string cmdline;             // NULs as spaces
+    std::set<std::string> cpu_lists; // the Cpus_allowed_list of each of its threads
+};
+
+// The QEMU processes whose command line mentions `needle`, each with its threads' CPUs:
+// what --jobs' pinning must show whichever backend started them.
+inline std::vector<GuestThreads> qemu_threads(const std::string& needle) {
+    std::vector<GuestThreads> guests;
+    for (int pid : processes_mentioning(needle)) {
+        std::filesystem::path proc = "/proc/" + std::to_string(pid);
+        std::ifstream in(proc / "cmdline", std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        GuestThreads guest{pid, text.str(), {}};
+        if (guest.cmdline.find("qemu-system") == std::string::npos)
+            continue;
+        std::replace(guest.cmdline.begin(), guest.cmdline.end(), '\0', ' ');
+        std::error_code ec;
+        for (const auto& task : std::filesystem::directory_iterator(proc / "task", ec)) {
+            std::ifstream status(task.path() / "status");
+            for (std::string line; std::getline(status, line);)
+                if (line.rfind("Cpus_allowed_list:", 0) == 0)
+                    guest.cpu_lists.insert(line.substr(line.find_first_not_of(" \t", 18)));
+        }
+        guests.push_back(std::move(guest));
+    }
+    return guests;
 }
 
 // kill -9 of rig, as a crash or an impatient user would. True when no process mentioning

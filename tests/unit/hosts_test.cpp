@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <gtest/gtest.h>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -114,4 +116,65 @@ TEST(Hosts, StopHandsOutNoMoreJobs) {
         4, 1, run, [](size_t, const std::string&) {}, [&] { return stop.load(); });
     EXPECT_EQ(ran, 1);
     EXPECT_EQ(left.size(), 3u);
+}
+
+TEST(Slots, ASlotTakesTheCellItHasRunLeastWithinTheWindow) {
+    std::deque<size_t> queue{0, 1, 2, 3};
+    auto group = [](size_t job) { return job % 2; }; // two cells, alternating
+    std::map<std::pair<size_t, size_t>, int> used{{{0, 0}, 1}};
+    // Slot 0 ran cell 0 before: it takes cell 1's job, the second in the queue.
+    EXPECT_EQ(next_job(queue, 0, used, group, 2), 1u);
+    // Slot 1 ran neither: the front.
+    EXPECT_EQ(next_job(queue, 1, used, group, 2), 0u);
+    // A window of one is queue order.
+    EXPECT_EQ(next_job(queue, 0, used, group, 1), 0u);
+    // Without groups, queue order.
+    EXPECT_EQ(next_job(queue, 0, used, {}, 4), 0u);
+}
+
+TEST(Slots, ACellsSamplesGoRoundTheSlotsNotBunchedOnOne) {
+    // Two cells x 4 repetitions in rounds, two slots of equal speed: plain queue order
+    // would give each cell one slot for good.
+    std::mutex mutex;
+    std::map<size_t, std::set<size_t>> slots_of_cell;
+    Slots slots;
+    slots.host_of = {0, 0};
+    slots.group = [](size_t job) { return job % 2; };
+    slots.window = 2;
+    auto run = [&](size_t job, size_t slot) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(job == 0 ? 5 : 20));
+        std::lock_guard lock(mutex);
+        slots_of_cell[job % 2].insert(slot);
+        return JobResult{};
+    };
+    auto left = run_on_slots(
+        8, slots, run, [](size_t, const std::string&) { FAIL(); }, never);
+    EXPECT_TRUE(left.empty());
+    EXPECT_EQ(slots_of_cell[0].size(), 2u);
+    EXPECT_EQ(slots_of_cell[1].size(), 2u);
+}
+
+TEST(Slots, ALostHostStopsAllItsSlotsAndIsReportedOnce) {
+    // Host 0 has two slots, host 1 one; host 0 drops out in its first jobs.
+    std::mutex mutex;
+    std::vector<size_t> lost;
+    std::map<size_t, int> done_on_host;
+    Slots slots;
+    slots.host_of = {0, 0, 1};
+    auto run = [&](size_t, size_t slot) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (slots.host_of[slot] == 0)
+            return JobResult{JobEnd::host_lost, "gone"};
+        std::lock_guard lock(mutex);
+        ++done_on_host[slots.host_of[slot]];
+        return JobResult{};
+    };
+    auto on_lost = [&](size_t host, const std::string&) {
+        std::lock_guard lock(mutex);
+        lost.push_back(host);
+    };
+    auto left = run_on_slots(6, slots, run, on_lost, never);
+    EXPECT_TRUE(left.empty());
+    EXPECT_EQ(lost, std::vector<size_t>{0});
+    EXPECT_EQ(done_on_host[1], 6);
 }

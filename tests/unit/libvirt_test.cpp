@@ -201,3 +201,47 @@ TEST(LibvirtXml, ScratchDiskOnlyWhenAsked) {
                               "      <serial>rig-scratch</serial>\n    </disk>"))
         << xml;
 }
+
+TEST(LibvirtXml, PinnedGuestsGetCputuneForEveryVcpuAndTheEmulator) {
+    GuestSpec spec = base_spec();
+    EXPECT_FALSE(contains(libvirt_domain_xml(spec), "cputune"));
+    spec.host_cpus = {2, 3};
+    std::string xml = libvirt_domain_xml(spec);
+    EXPECT_TRUE(contains(xml, "<vcpupin vcpu='0' cpuset='2-3'/>")) << xml;
+    EXPECT_TRUE(contains(xml, "<vcpupin vcpu='1' cpuset='2-3'/>"));
+    EXPECT_TRUE(contains(xml, "<emulatorpin cpuset='2-3'/>"));
+}
+
+TEST(LibvirtCapabilities, TopologyCellsSocketsAndCores) {
+    const char* capabilities = R"(<capabilities>
+  <host>
+    <uuid>x</uuid>
+    <topology>
+      <cells num='2'>
+        <cell id='0'>
+          <memory unit='KiB'>1000</memory>
+          <cpus num='2'>
+            <cpu id='0' socket_id='0' die_id='0' core_id='0' siblings='0,2'/>
+            <cpu id='2' socket_id='0' die_id='0' core_id='0' siblings='0,2'/>
+          </cpus>
+        </cell>
+        <cell id='1'>
+          <cpus num='1'>
+            <cpu id='1' socket_id='1' die_id='0' core_id='4' siblings='1'/>
+          </cpus>
+        </cell>
+      </cells>
+    </topology>
+  </host>
+</capabilities>)";
+    auto cpus = libvirt_host_cpus(capabilities);
+    ASSERT_EQ(cpus.size(), 3u);
+    EXPECT_EQ(cpus[1].id, 2);
+    EXPECT_EQ(cpus[1].core, 0);
+    EXPECT_EQ(cpus[2].id, 1);
+    EXPECT_EQ(cpus[2].node, 1);
+    EXPECT_EQ(cpus[2].package, 1);
+    EXPECT_EQ(cpus[2].core, 4);
+    EXPECT_TRUE(libvirt_host_cpus("<capabilities/>").empty());
+    EXPECT_TRUE(libvirt_host_cpus("not xml").empty());
+}

@@ -4,6 +4,7 @@
 #include "proc/git.hpp"
 #include "proc/process.hpp"
 #include "temp_dir.hpp"
+#include "util/file.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -502,6 +503,28 @@ TEST(Cpu, HostSeconds) {
     ASSERT_TRUE(second);
     EXPECT_GE(second->total_seconds, first->total_seconds);
     EXPECT_GE(second->busy_seconds, first->busy_seconds);
+}
+
+TEST(Cpu, HostSecondsOfSomeCpusOnly) {
+    auto all = host_cpu();
+    auto first = host_cpu({0});
+    ASSERT_TRUE(all && first);
+    EXPECT_GT(first->total_seconds, 0.0);
+    EXPECT_LE(first->total_seconds, all->total_seconds);
+    EXPECT_FALSE(host_cpu({100000})); // no such CPU
+}
+
+TEST(Spawn, AChildAndItsThreadsRunOnTheCpusAsked) {
+    rig::proc::SpawnOptions options;
+    options.cpus = {0};
+    TempDir dir;
+    options.stdout_file = dir.path() / "out";
+    auto child = Child::spawn({"grep", "Cpus_allowed_list", "/proc/self/status"}, options);
+    ASSERT_TRUE(child) << child.error().message;
+    ASSERT_TRUE((*child)->wait_for(5s));
+    EXPECT_EQ(rig::util::read_file(dir.path() / "out"), "Cpus_allowed_list:\t0\n");
+    options.cpus = {100000};
+    EXPECT_FALSE(Child::spawn({"true"}, options));
 }
 
 TEST(Git, RunsWithAFixedLocaleAndNeitherEditorNorPagerWhateverTheCallerAsks) {

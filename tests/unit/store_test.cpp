@@ -249,6 +249,20 @@ std::vector<std::string> metric_indexes(const fs::path& path) {
     return names;
 }
 
+TEST(StoreOpen, ASampleKeepsTheCpusItRanOn) {
+    TempDir dir;
+    auto db = open_ok(dir.path() / "results.db");
+    ASSERT_TRUE(db);
+    int64_t run_id = db->begin_run(make_run()).value();
+    ASSERT_TRUE(db->add_cells(run_id, {make_cell("aaaaaaaaaaaa")}));
+    core::Sample sample = make_sample("aaaaaaaaaaaa", 0);
+    sample.cpus = "2-3";
+    ASSERT_TRUE(db->add_sample(run_id, sample));
+    auto stored = db->samples(run_id).value();
+    ASSERT_EQ(stored.size(), 1u);
+    EXPECT_EQ(stored[0].cpus, "2-3");
+}
+
 TEST(StoreOpen, Version4DatabaseGetsTheMetricsIndexAndKeepsItsMetrics) {
     TempDir dir;
     auto path = dir.path() / "results.db";
@@ -259,8 +273,19 @@ TEST(StoreOpen, Version4DatabaseGetsTheMetricsIndexAndKeepsItsMetrics) {
         ASSERT_TRUE(db) << db.error().message;
         run_id = (*db)->begin_run(make_run()).value();
         ASSERT_TRUE((*db)->add_cells(run_id, {make_cell("aaaaaaaaaaaa")}));
-        ASSERT_TRUE((*db)->add_sample(run_id, make_sample("aaaaaaaaaaaa", 0)));
     }
+    // Today's add_sample writes columns a version 4 database lacks: the rows as v4 had them.
+    sqlite3* handle = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &handle), SQLITE_OK);
+    std::string insert = "INSERT INTO samples (id, run_id, cell_id, repetition, outcome) VALUES "
+                         "(1, " +
+                         std::to_string(run_id) +
+                         ", 'aaaaaaaaaaaa', 0, 'ok');"
+                         "INSERT INTO metrics (sample_id, name, value, unit) VALUES "
+                         "(1, 'compile_seconds', 1.25, 's'), (1, 'files', 40, '');";
+    EXPECT_EQ(sqlite3_exec(handle, insert.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(handle);
+    sqlite3_close(handle);
     EXPECT_EQ(metric_indexes(path), std::vector<std::string>{"metrics_by_sample"});
     auto db = open_ok(path);
     ASSERT_TRUE(db);
