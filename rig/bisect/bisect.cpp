@@ -147,6 +147,20 @@ Expected<Ending> calibrate(Context& context, const StepIo& io, Endpoints& ends) 
     const std::string& bad = context.info.bad;
     ends.calibrate = {
         Policy::Kind::fixed, context.options.samples, 0, {}, nullptr, core::Verdict::bad, nullptr};
+    // Guests at once and a duration or metric to compare: GOOD's and BAD's samples are
+    // taken together, interleaved over the same CPU sets, and found stored below.
+    if (compares_values(context.criterion) && context.cpu_sets.size() > 1) {
+        Policy calibrate_good = ends.calibrate;
+        calibrate_good.calibrates = core::Verdict::good;
+        auto both = RIG_TRY(
+            measure_together(context,
+                             {{core::StepRole::bad_endpoint, bad, ends.calibrate},
+                              {core::StepRole::good_endpoint, context.info.good, calibrate_good}},
+                             io));
+        for (const Measured& end : both)
+            if (auto stop = RIG_TRY(unfinished(context, end, io.out)))
+                return stop;
+    }
     auto bad_end =
         RIG_TRY(measure_once(context, {core::StepRole::bad_endpoint, bad, ends.calibrate}, io));
     if (auto stop = RIG_TRY(unfinished(context, bad_end, io.out)))
@@ -240,6 +254,22 @@ Expected<core::BisectStatus> verify(Context& context, const StepIo& io, const En
 
 } // namespace
 
+// The CPU sets of --jobs (the start's, else the scenario's `jobs:`); none at 1 and on
+// backend slurm, whose tasks the cluster places.
+Expected<std::vector<core::CpuSet>> cpu_sets(const Context& context, vm::Hypervisor& hypervisor,
+                                             std::ostream& out) {
+    int jobs = context.options.jobs > 0 ? context.options.jobs : context.scenario.jobs;
+    if (jobs <= 1 || context.scenario.backend == core::Backend::slurm)
+        return std::vector<core::CpuSet>{};
+    auto cpus = RIG_TRY(hypervisor.host_cpus());
+    auto sets = RIG_TRY(core::choose_cpu_sets(cpus, context.scenario.guest.cpus, jobs));
+    out << "bisect " << context.info.id << ": " << jobs << " guests at once on CPUs";
+    for (const core::CpuSet& set : sets)
+        out << (&set == &sets.front() ? " " : " | ") << core::cpu_list_text(set);
+    out << "\n";
+    return sets;
+}
+
 Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db,
                                 const Settings& settings) {
     if (options.samples < 1 || options.samples > 100)
@@ -315,6 +345,8 @@ Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hyp
     Context context = RIG_TRY(load(id, db, settings));
     if (context.scenario.backend == core::Backend::libvirt)
         context.libvirt = vm::make_libvirt_hypervisor(context.scenario.uri);
+    context.cpu_sets =
+        RIG_TRY(cpu_sets(context, context.libvirt ? *context.libvirt : hypervisor, out));
     core::BisectStatus current = context.info.status;
     if (current != core::BisectStatus::running && current != core::BisectStatus::stopped &&
         current != core::BisectStatus::interrupted) {

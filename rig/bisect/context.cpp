@@ -45,7 +45,8 @@ Expected<Context> load(int64_t id, store::Database& db, const Settings& settings
                     std::nullopt,
                     RIG_TRY(db.bisect_steps(id)),
                     {},
-                    nullptr};
+                    nullptr,
+                    {}};
     const core::Kernel& kernel = scenario.kernels[found->kernel];
     context.repo = kernel::git_request(kernel, found->fragments, context.scenario_dir).repo;
     context.git.emplace(RIG_TRY(GitBisect::open(

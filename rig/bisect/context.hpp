@@ -7,6 +7,7 @@
 #include "bisect/settings.hpp"
 #include "bisect/verdict.hpp"
 #include "core/cell.hpp"
+#include "core/cpu_set.hpp"
 #include "core/sample.hpp"
 #include "core/scenario.hpp"
 #include "store/store.hpp"
@@ -39,6 +40,8 @@ struct Context {
     std::vector<store::BisectStep> steps;
     std::map<std::string, std::vector<core::Sample>> samples_by_cell;
     std::unique_ptr<vm::Hypervisor> libvirt; // backend libvirt: the scenario's daemon
+    // --jobs: the host CPU sets guests run on at once, one each; empty: one at a time.
+    std::vector<core::CpuSet> cpu_sets;
 };
 
 Expected<Context> load(int64_t id, store::Database& db, const Settings& settings);

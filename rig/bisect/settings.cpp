@@ -16,7 +16,8 @@ std::string encode_settings(const StartOptions& options) {
         << "confidence=" << options.confidence << "\n"
         << "max_samples=" << options.max_samples << "\n"
         << "infra_retries=" << options.infra_retries << "\n"
-        << "verify_revert=" << (options.verify_revert ? 1 : 0) << "\n";
+        << "verify_revert=" << (options.verify_revert ? 1 : 0) << "\n"
+        << "jobs=" << options.jobs << "\n";
     return out.str();
 }
 
@@ -42,6 +43,8 @@ Expected<StartOptions> decode_settings(const std::string& text) {
                 options.infra_retries = std::stoi(value);
             else if (key == "verify_revert")
                 options.verify_revert = value == "1";
+            else if (key == "jobs")
+                options.jobs = std::stoi(value);
         } catch (const std::exception&) {
             return fail(ErrorKind::infra, "stored bisect setting '" + line + "' is not valid");
         }

@@ -23,6 +23,7 @@ struct StartOptions {
     int max_samples = 10;       // per commit: the cap (functional) or budget (duration)
     int infra_retries = 3;      // infra errors in a row before the bisect stops
     bool verify_revert = false; // also revert the culprit on BAD and check that it passes
+    int jobs = 0;               // guests at once, each on its own CPUs; 0: the scenario's
 };
 
 // Settings every resume uses, stored with the bisect as key=value lines.

@@ -11,6 +11,8 @@
 #include "util/strings.hpp"
 
 #include <algorithm>
+#include <map>
+#include <thread>
 
 namespace rig::bisect {
 
@@ -201,111 +203,285 @@ int keep_unclaimed_samples(Context& context, Measured& measured) {
     return next_repetition;
 }
 
-} // namespace
-
-Expected<Decision> sample_until_decided(Context& context, const StepRequest& request,
-                                        const StepIo& io, const Boot& boot, Measured& measured,
-                                        int next_repetition) {
-    const Policy& policy = request.policy;
-    std::string accel = host::choose_accel(context.scenario.guest.accel, host::probe().kvm);
-    int infra_in_a_row = 0;
-    Decision decision = decide(context, policy, measured.samples);
-    while (!decision.verdict) {
-        if (io.interrupted) {
-            measured.interrupted = true;
-            return decision;
-        }
-        int repetition = next_repetition++;
-        run::SampleContext sample_context{boot.target.scenario,
-                                          boot.target.cell,
-                                          repetition,
-                                          boot.kernel,
-                                          boot.initrd,
-                                          samples_dir(context) / boot.target.cell.id /
-                                              std::to_string(repetition),
-                                          accel,
-                                          context.libvirt ? *context.libvirt : io.hypervisor,
-                                          io.interrupted,
-                                          [](const std::string&) {},
-                                          {}};
-        run::SampleRun ran = RIG_TRY(take_sample(context, sample_context, io.interrupted, io.out));
-        core::Sample& sample = ran.sample;
-        if (sample.outcome == core::Outcome::aborted || io.interrupted) {
-            measured.interrupted = true;
-            return decision;
-        }
-        sample.id = RIG_TRY(context.db.add_sample(context.info.run_id, sample));
-        context.samples_by_cell[measured.step.cell_id].push_back(sample);
-        measured.samples.push_back(sample);
-        measured.step.samples.push_back(sample.id);
-        // Retrying on a full disk would only fail again.
-        if (ran.out_of_space) {
-            measured.stopped = *ran.out_of_space + ": free space there";
-            return decision;
-        }
+// The most samples a step may still need: a fixed or functional step's count, a duration
+// or metric step's budget, less the usable samples it has. At least one.
+int samples_left(const Context& context, const Policy& policy,
+                 const std::vector<core::Sample>& samples) {
+    int usable = 0;
+    for (const auto& sample : samples) {
         SampleClass value = classify_sample(context.criterion, sample, policy.targets);
-        std::string evidence = sample_evidence(context.criterion, sample, policy.targets);
-        io.out << boot.prefix << "sample " << repetition + 1 << ": " << to_string(value) << " ("
-               << evidence << ", " << util::fixed(sample.total_seconds, 0) << " s)\n"
-               << std::flush;
-        if (value == SampleClass::infra) {
-            if (++infra_in_a_row > context.options.infra_retries) {
-                measured.stopped = std::to_string(infra_in_a_row) + " infra errors in a row at " +
-                                   short_sha(request.sha) + ": " + evidence;
-                return decision;
-            }
-            continue;
-        }
-        infra_in_a_row = 0;
-        decision = decide(context, policy, measured.samples);
+        usable += value != SampleClass::infra && value != SampleClass::aborted;
     }
-    return decision;
+    bool counted = policy.kind == Policy::Kind::fixed || policy.kind == Policy::Kind::functional;
+    return std::max(1, (counted ? policy.samples : policy.budget) - usable);
 }
 
-Expected<Measured> measure(Context& context, const StepRequest& request, const StepIo& io) {
-    Measured measured;
+// One guest of a batch: which step it samples, as which repetition, on which CPU set.
+struct Planned {
+    Measuring* step;
+    int repetition;
+    core::CpuSet cpus;
+};
+
+// Up to one guest per CPU set, taken round-robin from the undecided steps, each at most
+// what it may still need. The sets rotate with `round`, so that every step's samples
+// (the endpoints' too) cover the same sets alike.
+std::vector<Planned> plan_batch(const Context& context, std::vector<Measuring>& steps,
+                                size_t round) {
+    size_t slots = std::max<size_t>(1, context.cpu_sets.size());
+    std::vector<Planned> batch;
+    std::map<Measuring*, int> taken;
+    bool added = true;
+    while (batch.size() < slots && added) {
+        added = false;
+        for (Measuring& step : steps) {
+            if (batch.size() == slots || step.decision.verdict)
+                continue;
+            int left = samples_left(context, step.request.policy, step.measured.samples);
+            if (taken[&step] >= left)
+                continue;
+            ++taken[&step];
+            core::CpuSet cpus;
+            if (!context.cpu_sets.empty())
+                cpus = context.cpu_sets[(batch.size() + round) % context.cpu_sets.size()];
+            batch.push_back({&step, step.next_repetition++, std::move(cpus)});
+            added = true;
+        }
+    }
+    return batch;
+}
+
+// The batch's samples, at once when there are several (each guest on its own set).
+Expected<std::vector<run::SampleRun>> take_batch(const Context& context,
+                                                 const std::vector<Planned>& batch,
+                                                 const StepIo& io, const std::string& accel) {
+    std::vector<run::SampleContext> contexts;
+    for (const Planned& planned : batch) {
+        const Boot& boot = planned.step->boot;
+        contexts.push_back(
+            {boot.target.scenario,
+             boot.target.cell,
+             planned.repetition,
+             boot.kernel,
+             boot.initrd,
+             samples_dir(context) / boot.target.cell.id / std::to_string(planned.repetition),
+             accel,
+             context.libvirt ? *context.libvirt : io.hypervisor,
+             io.interrupted,
+             [](const std::string&) {},
+             {},
+             nullptr,
+             planned.cpus});
+    }
+    if (contexts.size() == 1)
+        return std::vector<run::SampleRun>{
+            RIG_TRY(take_sample(context, contexts.front(), io.interrupted, io.out))};
+    // Guests of this machine only (a Slurm bisect has no CPU sets): run_sample is safe
+    // from several threads, each guest with its own folder.
+    std::vector<run::SampleRun> runs(contexts.size());
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < contexts.size(); ++i)
+        threads.emplace_back([&, i] { runs[i] = run::run_sample(contexts[i]); });
+    for (std::thread& thread : threads)
+        thread.join();
+    return runs;
+}
+
+// Stores one sample of a step and judges it; false when the steps must stop measuring.
+Expected<bool> take_in(Context& context, const StepIo& io, Measuring& step, run::SampleRun& ran) {
+    Measured& measured = step.measured;
+    const Policy& policy = step.request.policy;
+    core::Sample& sample = ran.sample;
+    if (sample.outcome == core::Outcome::aborted || io.interrupted) {
+        measured.interrupted = true;
+        return false;
+    }
+    sample.id = RIG_TRY(context.db.add_sample(context.info.run_id, sample));
+    context.samples_by_cell[measured.step.cell_id].push_back(sample);
+    measured.samples.push_back(sample);
+    measured.step.samples.push_back(sample.id);
+    // Retrying on a full disk would only fail again.
+    if (ran.out_of_space) {
+        measured.stopped = *ran.out_of_space + ": free space there";
+        return false;
+    }
+    SampleClass value = classify_sample(context.criterion, sample, policy.targets);
+    std::string evidence = sample_evidence(context.criterion, sample, policy.targets);
+    io.out << step.boot.prefix << "sample " << sample.repetition + 1 << ": " << to_string(value)
+           << " (" << evidence << ", " << util::fixed(sample.total_seconds, 0) << " s"
+           << (sample.cpus.empty() ? "" : ", cpus " + sample.cpus) << ")\n"
+           << std::flush;
+    if (value == SampleClass::infra) {
+        if (++step.infra_in_a_row > context.options.infra_retries) {
+            measured.stopped = std::to_string(step.infra_in_a_row) + " infra errors in a row at " +
+                               short_sha(step.request.sha) + ": " + evidence;
+            return false;
+        }
+        return true;
+    }
+    step.infra_in_a_row = 0;
+    step.decision = decide(context, policy, measured.samples);
+    return true;
+}
+
+} // namespace
+
+Expected<void> sample_until_decided(Context& context, const StepIo& io,
+                                    std::vector<Measuring>& steps) {
+    std::string accel = host::choose_accel(context.scenario.guest.accel, host::probe().kvm);
+    for (Measuring& step : steps)
+        step.decision = decide(context, step.request.policy, step.measured.samples);
+    auto undecided = [&] {
+        return std::any_of(steps.begin(), steps.end(),
+                           [](const Measuring& step) { return !step.decision.verdict; });
+    };
+    for (size_t round = 0; undecided(); ++round) {
+        if (io.interrupted) {
+            for (Measuring& step : steps)
+                step.measured.interrupted = true;
+            return {};
+        }
+        std::vector<Planned> batch = plan_batch(context, steps, round);
+        std::vector<run::SampleRun> runs = RIG_TRY(take_batch(context, batch, io, accel));
+        bool go_on = true;
+        // Every finished sample is stored, in repetition order, even past a stop.
+        for (size_t i = 0; i < batch.size(); ++i)
+            if (!RIG_TRY(take_in(context, io, *batch[i].step, runs[i])))
+                go_on = false;
+        if (!go_on) {
+            // The steps end together: what stopped one stops the others too.
+            std::optional<std::string> why;
+            for (const Measuring& step : steps)
+                why = why ? why : step.measured.stopped;
+            for (Measuring& step : steps) {
+                if (step.decision.verdict || step.measured.stopped)
+                    continue;
+                if (why && !io.interrupted)
+                    step.measured.stopped = why;
+                else
+                    step.measured.interrupted = true;
+            }
+            return {};
+        }
+    }
+    return {};
+}
+
+namespace {
+
+// A step's commit built and ready to sample, or done already (a build that failed, a
+// Ctrl-C during the build): then `measured` says so and nullopt is returned.
+struct Prepared {
+    CommitCell target;
+    kernel::BuildResult build;
+    std::filesystem::path initrd;
+    std::string prefix;
+    int next_repetition = 0;
+};
+
+Expected<std::optional<Prepared>> prepare_step(Context& context, const StepRequest& request,
+                                               const StepIo& io, Measured& measured) {
     store::BisectStep& step = measured.step;
     step.bisect_id = context.info.id;
     step.role = request.role;
     step.commit = request.sha;
-    CommitCell target = commit_cell(context, request.sha, request.patches, request.label);
-    step.cell_id = target.cell.id;
-    RIG_TRY(context.db.add_cells(context.info.run_id, {target.cell}));
-    std::string prefix = "bisect " + std::to_string(context.info.id) + ": " +
-                         std::string(core::to_string(request.role)) + " " + short_sha(request.sha) +
-                         request.label + ": ";
+    Prepared prepared{
+        commit_cell(context, request.sha, request.patches, request.label), {}, {}, "", 0};
+    step.cell_id = prepared.target.cell.id;
+    RIG_TRY(context.db.add_cells(context.info.run_id, {prepared.target.cell}));
+    prepared.prefix = "bisect " + std::to_string(context.info.id) + ": " +
+                      std::string(core::to_string(request.role)) + " " + short_sha(request.sha) +
+                      request.label + ": ";
 
-    auto built = RIG_TRY(build_commit(context, target, prefix, io));
+    auto built = RIG_TRY(build_commit(context, prepared.target, prepared.prefix, io));
     if (!built) {
         measured.interrupted = true;
-        return measured;
+        return std::nullopt;
     }
-    const kernel::BuildResult& result = *built;
-    step.build_outcome = result.outcome;
-    step.build_seconds = result.seconds;
-    step.build_cached = result.cache_hit;
-    io.out << prefix << "build " << build_label(step) << "\n" << std::flush;
-    if (result.outcome != core::BuildOutcome::ok) {
-        RIG_TRY(store_build_failure(context, step, result));
-        io.out << prefix << "skip (" << step.evidence << ")\n" << std::flush;
-        return measured;
+    prepared.build = std::move(*built);
+    step.build_outcome = prepared.build.outcome;
+    step.build_seconds = prepared.build.seconds;
+    step.build_cached = prepared.build.cache_hit;
+    io.out << prepared.prefix << "build " << build_label(step) << "\n" << std::flush;
+    if (prepared.build.outcome != core::BuildOutcome::ok) {
+        RIG_TRY(store_build_failure(context, step, prepared.build));
+        io.out << prepared.prefix << "skip (" << step.evidence << ")\n" << std::flush;
+        return std::nullopt;
     }
-    Boot boot{target, *result.artifact,
-              RIG_TRY(guest::base_initramfs(*result.artifact, context.settings.cache_dir)), prefix};
-
-    int next_repetition = keep_unclaimed_samples(context, measured);
+    prepared.initrd =
+        RIG_TRY(guest::base_initramfs(*prepared.build.artifact, context.settings.cache_dir));
+    prepared.next_repetition = keep_unclaimed_samples(context, measured);
     if (!measured.samples.empty())
-        io.out << prefix << measured.samples.size() << " sample(s) kept from before the resume\n";
-    Decision decision =
-        RIG_TRY(sample_until_decided(context, request, io, boot, measured, next_repetition));
-    if (measured.interrupted || measured.stopped)
-        return measured;
-    step.verdict = *decision.verdict;
-    step.evidence = evidence_of(context, request.policy, measured.samples, decision.reason);
+        io.out << prepared.prefix << measured.samples.size()
+               << " sample(s) kept from before the resume\n";
+    return prepared;
+}
+
+// A decided step stored with its verdict and evidence.
+Expected<void> finish_step(Context& context, const Measuring& measuring) {
+    Measured& measured = measuring.measured;
+    if (measured.interrupted || measured.stopped || !measuring.decision.verdict)
+        return {};
+    store::BisectStep& step = measured.step;
+    step.verdict = *measuring.decision.verdict;
+    step.evidence =
+        evidence_of(context, measuring.request.policy, measured.samples, measuring.decision.reason);
     step.id = RIG_TRY(context.db.add_bisect_step(step));
     context.steps.push_back(step);
-    io.out << prefix << core::to_string(step.verdict) << " (" << step.evidence << ")\n"
-           << std::flush;
+    return {};
+}
+
+} // namespace
+
+Expected<std::vector<Measured>>
+measure_together(Context& context, const std::vector<StepRequest>& requests, const StepIo& io) {
+    std::vector<Measured> measured(requests.size());
+    std::vector<std::optional<Prepared>> prepared;
+    for (size_t i = 0; i < requests.size(); ++i) {
+        if (const auto* step = find_step(context, requests[i].role, requests[i].sha)) {
+            measured[i] = Measured{*step, samples_of(context, *step), false, std::nullopt};
+            prepared.emplace_back();
+            continue;
+        }
+        prepared.push_back(RIG_TRY(prepare_step(context, requests[i], io, measured[i])));
+        if (measured[i].interrupted)
+            return measured;
+    }
+    std::vector<Boot> boots;
+    boots.reserve(requests.size());
+    std::vector<Measuring> steps;
+    steps.reserve(requests.size());
+    for (size_t i = 0; i < requests.size(); ++i) {
+        if (!prepared[i])
+            continue;
+        Prepared& ready = *prepared[i];
+        boots.push_back({ready.target, *ready.build.artifact, ready.initrd, ready.prefix});
+        steps.push_back({requests[i], boots.back(), measured[i], ready.next_repetition});
+    }
+    RIG_TRY(sample_until_decided(context, io, steps));
+    for (const Measuring& step : steps) {
+        RIG_TRY(finish_step(context, step));
+        if (step.measured.step.id != 0)
+            io.out << step.boot.prefix << core::to_string(step.measured.step.verdict) << " ("
+                   << step.measured.step.evidence << ")\n"
+                   << std::flush;
+    }
+    return measured;
+}
+
+Expected<Measured> measure(Context& context, const StepRequest& request, const StepIo& io) {
+    Measured measured;
+    auto prepared = RIG_TRY(prepare_step(context, request, io, measured));
+    if (!prepared)
+        return measured;
+    Boot boot{prepared->target, *prepared->build.artifact, prepared->initrd, prepared->prefix};
+    std::vector<Measuring> steps{{request, boot, measured, prepared->next_repetition}};
+    RIG_TRY(sample_until_decided(context, io, steps));
+    RIG_TRY(finish_step(context, steps.front()));
+    if (measured.step.id != 0)
+        io.out << prepared->prefix << core::to_string(measured.step.verdict) << " ("
+               << measured.step.evidence << ")\n"
+               << std::flush;
     return measured;
 }
 

@@ -65,17 +65,35 @@ struct Measured {
     std::optional<std::string> stopped; // infra errors in a row, or a full disk: why
 };
 
-// The measure loop: samples `boot` until the policy decides, skipping infra errors up to
-// the options' infra_retries in a row; sets `measured.interrupted`, or `stopped` with why,
-// instead when the bisect must stop. Each sample is stored and added to `measured`.
-Expected<Decision> sample_until_decided(Context& context, const StepRequest& request,
-                                        const StepIo& io, const Boot& boot, Measured& measured,
-                                        int next_repetition);
+// One step being sampled: its request, what its samples boot, what it has so far.
+struct Measuring {
+    const StepRequest& request;
+    const Boot& boot;
+    Measured& measured;
+    int next_repetition = 0;
+    int infra_in_a_row = 0;
+    Decision decision = {};
+};
+
+// The measure loop: samples each step until its policy decides, skipping infra errors up
+// to the options' infra_retries in a row; sets `measured.interrupted`, or `stopped` with
+// why, instead when the bisect must stop. With the context's CPU sets (--jobs) a batch of
+// guests runs at once, one per set, taken round-robin from the undecided steps, so that
+// steps measured together interleave in time and over the same sets. Each sample is
+// stored and added to its step's `measured`; each step's `decision` is its verdict.
+Expected<void> sample_until_decided(Context& context, const StepIo& io,
+                                    std::vector<Measuring>& steps);
 
 // Builds the commit (a cache hit when a killed bisect already built it), then samples it
 // until the policy decides, reusing the samples of this step stored before a kill.
 Expected<Measured> measure(Context& context, const StepRequest& request, const StepIo& io);
 // A measured step, or the finished step of the same role and commit stored before a resume.
 Expected<Measured> measure_once(Context& context, const StepRequest& request, const StepIo& io);
+
+// measure_once for several steps at once, their samples interleaved (the endpoints of a
+// duration or metric bisect: a drift of the host then touches both alike). In request
+// order; a Ctrl-C during a build returns at once with that step interrupted.
+Expected<std::vector<Measured>>
+measure_together(Context& context, const std::vector<StepRequest>& requests, const StepIo& io);
 
 } // namespace rig::bisect

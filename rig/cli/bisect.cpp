@@ -96,6 +96,12 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
         ->check(CLI::Range(0, 100));
     start->add_flag("--verify-revert", s.verify_revert,
                     "also revert the culprit on BAD and check that the cell passes");
+    start
+        ->add_option("--jobs,-j", s.jobs,
+                     "a commit's samples at once, each guest on host CPUs of its own; a duration "
+                     "or metric bisect also takes GOOD's and BAD's together (default: the "
+                     "scenario's jobs, 1)")
+        ->check(CLI::Range(1, 1024));
     start->callback([&options] { options.action = BisectAction::start; });
 
     auto* resume = bisect->add_subcommand("resume", "carry on with a stopped or killed bisect");

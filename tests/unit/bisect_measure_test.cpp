@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <gtest/gtest.h>
+#include <set>
 #include <sstream>
 
 using namespace rig;
@@ -73,7 +74,8 @@ struct Bench {
                                         std::nullopt,
                                         {},
                                         {},
-                                        nullptr});
+                                        nullptr,
+                                        {}});
         policy.kind = bisect::Policy::Kind::functional;
         policy.samples = 2; // clean samples for a good verdict
     }
@@ -85,9 +87,10 @@ struct Bench {
         bisect::StepRequest request{core::StepRole::bisect, "c0ffee0000000000", policy};
         bisect::StepIo io{hypervisor, interrupted, out};
         bisect::Boot boot{target, kernel, dir.path() / "base.cpio", "step: "};
-        auto decision = bisect::sample_until_decided(*context, request, io, boot, measured, 0);
-        EXPECT_TRUE(decision) << decision.error().message;
-        *verdict = decision ? decision->verdict : std::nullopt;
+        std::vector<bisect::Measuring> steps{{request, boot, measured}};
+        auto done = bisect::sample_until_decided(*context, io, steps);
+        EXPECT_TRUE(done) << done.error().message;
+        *verdict = steps.front().decision.verdict;
         return measured;
     }
 };
@@ -193,4 +196,64 @@ TEST(BisectMeasure, FixedEndpointSamplesCalibrateADuration) {
     ASSERT_EQ(measured.samples.size(), 3u);
     for (const core::Sample& sample : measured.samples)
         EXPECT_DOUBLE_EQ(sample.guest_seconds, 0.02); // the script's 10 to 30 ms
+}
+
+TEST(BisectMeasure, WithCpuSetsAStepsSamplesRunAtOnceOneGuestPerSet) {
+    Bench bench("duration");
+    bench.policy.kind = bisect::Policy::Kind::fixed;
+    bench.policy.samples = 3;
+    bench.policy.calibrates = Verdict::bad;
+    bench.context->cpu_sets = {{0}, {1}};
+    FakeHypervisor hypervisor(test::finished_guest(0));
+    std::optional<Verdict> verdict;
+    bisect::Measured measured = bench.measure(hypervisor, &verdict);
+    EXPECT_EQ(verdict, Verdict::bad);
+    // Three samples, no more: two at once, then one; each guest pinned, recorded per sample.
+    ASSERT_EQ(hypervisor.started().size(), 3u);
+    ASSERT_EQ(measured.samples.size(), 3u);
+    std::multiset<std::string> cpus;
+    for (const core::Sample& sample : measured.samples)
+        cpus.insert(sample.cpus);
+    EXPECT_EQ(cpus, (std::multiset<std::string>{"0", "1", "1"}));
+    for (const vm::GuestSpec& spec : hypervisor.started())
+        EXPECT_EQ(spec.host_cpus.size(), 1u);
+    EXPECT_NE(bench.out.str().find("cpus 1)"), std::string::npos) << bench.out.str();
+}
+
+TEST(BisectMeasure, StepsMeasuredTogetherInterleaveOverTheSameCpuSets) {
+    Bench bench("duration");
+    bench.policy.kind = bisect::Policy::Kind::fixed;
+    bench.policy.samples = 4;
+    bench.context->cpu_sets = {{0}, {1}};
+    bisect::CommitCell other = bench.target;
+    other.cell.id = "900d00000001";
+    ASSERT_TRUE(bench.db->add_cells(bench.context->info.run_id, {other.cell}));
+    FakeHypervisor hypervisor(test::finished_guest(0));
+    bisect::Policy good_policy = bench.policy;
+    bench.policy.calibrates = Verdict::bad;
+    good_policy.calibrates = Verdict::good;
+    bisect::StepRequest bad{core::StepRole::bad_endpoint, "bad0", bench.policy};
+    bisect::StepRequest good{core::StepRole::good_endpoint, "900d", good_policy};
+    bisect::StepIo io{hypervisor, bench.interrupted, bench.out};
+    bisect::Boot bad_boot{bench.target, bench.kernel, bench.dir.path() / "base.cpio", "bad: "};
+    bisect::Boot good_boot{other, bench.kernel, bench.dir.path() / "base.cpio", "good: "};
+    bisect::Measured bad_measured, good_measured;
+    bad_measured.step.cell_id = bench.target.cell.id;
+    good_measured.step.cell_id = other.cell.id;
+    std::vector<bisect::Measuring> steps{{bad, bad_boot, bad_measured},
+                                         {good, good_boot, good_measured}};
+    ASSERT_TRUE(bisect::sample_until_decided(*bench.context, io, steps));
+    EXPECT_EQ(steps[0].decision.verdict, Verdict::bad);
+    EXPECT_EQ(steps[1].decision.verdict, Verdict::good);
+    // Each endpoint ran twice on each set, and the guests alternated between them.
+    for (const bisect::Measured* measured : {&bad_measured, &good_measured}) {
+        std::multiset<std::string> cpus;
+        for (const core::Sample& sample : measured->samples)
+            cpus.insert(sample.cpus);
+        EXPECT_EQ(cpus, (std::multiset<std::string>{"0", "0", "1", "1"}));
+    }
+    ASSERT_EQ(hypervisor.started().size(), 8u);
+    std::string order = bench.out.str();
+    EXPECT_LT(order.find("bad: sample 1"), order.find("good: sample 2")) << order;
+    EXPECT_LT(order.find("good: sample 1"), order.find("bad: sample 2")) << order;
 }
