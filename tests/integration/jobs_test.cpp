@@ -9,8 +9,6 @@
 #include "util/strings.hpp"
 
 #include <chrono>
-#include <map>
-#include <regex>
 #include <thread>
 #include <unistd.h>
 
@@ -31,25 +29,6 @@ struct Scratch : rig::test::Scratch {
 
 const char* const k_scenario = "tests/data/jobs/four.yaml";
 
-// What the threads of each sample's QEMU were allowed, by "cell/repetition", seen while
-// rig runs; and how many guests ran at once at most.
-struct Seen {
-    std::map<std::string, std::set<std::string>> cpus;
-    size_t most_at_once = 0;
-};
-
-void look(const std::string& needle, Seen& seen) {
-    static const std::regex sample_dir("/runs/[0-9]+/([0-9a-f]{12})/([0-9]+)/");
-    auto guests = rig::test::qemu_threads(needle);
-    seen.most_at_once = std::max(seen.most_at_once, guests.size());
-    for (const auto& guest : guests) {
-        std::smatch match;
-        if (std::regex_search(guest.cmdline, match, sample_dir))
-            seen.cpus[match[1].str() + "/" + match[2].str()].insert(guest.cpu_lists.begin(),
-                                                                    guest.cpu_lists.end());
-    }
-}
-
 } // namespace
 
 TEST(Jobs, TwoGuestsRunPinnedToCpusOfTheirOwnAndTheSamplesSayWhich) {
@@ -58,33 +37,11 @@ TEST(Jobs, TwoGuestsRunPinnedToCpusOfTheirOwnAndTheSamplesSayWhich) {
     Scratch scratch("pinned");
     fs::path log = scratch.dir / "rig.log";
     pid_t rig = rig::test::start_rig_logged({"--db", scratch.db, "run", k_scenario}, log);
-    Seen seen;
-    int status = 0;
-    auto deadline = std::chrono::steady_clock::now() + k_run_timeout;
-    while (::waitpid(rig, &status, WNOHANG) != rig && std::chrono::steady_clock::now() < deadline) {
-        look(scratch.dir.string(), seen);
-        std::this_thread::sleep_for(100ms);
-    }
+    rig::test::SeenGuests seen;
+    int status = rig::test::watch_guests_until_exit(rig, scratch.dir.string(), seen, k_run_timeout);
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << rig::test::read_text(log);
     EXPECT_EQ(seen.most_at_once, 2u) << rig::test::read_text(log);
-    auto stored = query(scratch.db, "SELECT cell_id || '/' || repetition, cpus, outcome FROM "
-                                    "samples ORDER BY cell_id, repetition");
-    ASSERT_EQ(stored.size(), 4u);
-    std::map<std::string, std::set<std::string>> cpus_of_cell;
-    for (const std::string& row : stored) {
-        auto fields = rig::util::split(row, '\t');
-        ASSERT_EQ(fields.size(), 3u) << row;
-        EXPECT_EQ(fields[2], "ok") << row;
-        EXPECT_TRUE(fields[1] == "0" || fields[1] == "1") << row;
-        // Every thread of the sample's QEMU (vCPU, I/O, main loop) had its one CPU only.
-        auto observed = seen.cpus.find(fields[0]);
-        ASSERT_NE(observed, seen.cpus.end()) << "never saw the QEMU of " << fields[0];
-        EXPECT_EQ(observed->second, std::set<std::string>({fields[1]})) << fields[0];
-        cpus_of_cell[fields[0].substr(0, 12)].insert(fields[1]);
-    }
-    // Each cell's two samples ran on both CPUs, not twice on one.
-    for (const auto& [cell, cpus] : cpus_of_cell)
-        EXPECT_EQ(cpus.size(), 2u) << cell;
+    rig::test::expect_samples_ran_where_recorded(scratch.db, seen, 4);
     EXPECT_NE(rig::test::read_text(log).find("2 guests at once per host on CPUs 0 | 1"),
               std::string::npos)
         << rig::test::read_text(log);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -135,6 +136,53 @@ TEST(Libvirt, ScratchDiskIsAttachedAsOnTheQemuBackend) {
     // libvirt chowned the image for QEMU; rig still removes it after the sample.
     for (const auto& entry : std::filesystem::recursive_directory_iterator(scratch.dir))
         EXPECT_NE(entry.path().filename(), "scratch.img") << entry.path();
+}
+
+// --jobs 2 through libvirt's own pinning (<cputune>): two one-vCPU guests at once, each
+// QEMU's threads on the CPU its sample records, and a kill -9 with both in flight that
+// the autodestroy domains do not outlive; the resume stores every sample once.
+TEST(Libvirt, TwoPinnedGuestsAtOnceSurviveAKillAndResume) {
+    start_libvirtd();
+    Scratch scratch("jobs");
+    std::vector<std::string> libvirt{"--backend", "libvirt", "--uri", "qemu:///system"};
+    std::vector<std::string> first{"--db", scratch.db.string(), "run", "--jobs", "2"};
+    first.insert(first.end(), libvirt.begin(), libvirt.end());
+    first.push_back("tests/data/jobs/four.yaml");
+    pid_t rig = rig::test::start_rig_logged(first, scratch.dir / "first.log");
+    rig::test::SeenGuests seen;
+    ASSERT_TRUE(rig::test::wait_while_running(
+        rig, k_run_timeout,
+        [&] {
+            rig::test::look_at_guests(scratch.dir.string(), seen);
+            return rig::test::qemu_threads(scratch.dir.string()).size() == 2;
+        },
+        std::chrono::milliseconds(100)))
+        << rig::test::read_text(scratch.dir / "first.log");
+    EXPECT_TRUE(rig::test::kill_leaves_no_process(rig, scratch.dir.string()));
+    // The two in flight had one CPU each, not the same one.
+    std::set<std::string> in_flight;
+    for (const auto& [sample, cpus] : seen.cpus) {
+        EXPECT_EQ(cpus.size(), 1u) << sample;
+        in_flight.insert(cpus.begin(), cpus.end());
+    }
+    EXPECT_EQ(in_flight, std::set<std::string>({"0", "1"}));
+
+    // The samples in flight run again in the resume, maybe on the other CPU.
+    seen = {};
+    std::vector<std::string> resume{"--db", scratch.db.string(), "run", "--resume"};
+    resume.insert(resume.end(), libvirt.begin(), libvirt.end());
+    pid_t resumed = rig::test::start_rig_logged(resume, scratch.dir / "resume.log");
+    int status =
+        rig::test::watch_guests_until_exit(resumed, scratch.dir.string(), seen, k_run_timeout);
+    std::string log = rig::test::read_text(scratch.dir / "resume.log");
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << log;
+    EXPECT_EQ(seen.most_at_once, 2u) << log;
+    EXPECT_NE(log.find("backend libvirt"), std::string::npos) << log;
+    rig::test::expect_samples_ran_where_recorded(scratch.db, seen, 4);
+    EXPECT_EQ(one(scratch.db, "SELECT count(DISTINCT cell_id || '/' || repetition), "
+                              "min(status) FROM samples, runs"),
+              "4\tfinished");
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
 }
 
 TEST(Libvirt, TwoHostsFinishEveryCellWhenOneDropsOut) {

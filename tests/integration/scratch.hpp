@@ -10,6 +10,8 @@
 #include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
+#include <map>
+#include <regex>
 #include <set>
 #include <sqlite3.h>
 #include <sstream>
@@ -118,6 +120,68 @@ inline std::vector<GuestThreads> qemu_threads(const std::string& needle) {
         guests.push_back(std::move(guest));
     }
     return guests;
+}
+
+// What the threads of each sample's QEMU were allowed, by "CELL/REPETITION" (from the
+// sample folder in its command line), seen while rig runs; and how many guests ran at
+// once at most.
+struct SeenGuests {
+    std::map<std::string, std::set<std::string>> cpus;
+    size_t most_at_once = 0;
+};
+
+// One look at the QEMU processes of a test's folder `needle`, added to `seen`.
+inline void look_at_guests(const std::string& needle, SeenGuests& seen) {
+    static const std::regex sample_dir("/runs/[0-9]+/([0-9a-f]{12})/([0-9]+)/");
+    auto guests = qemu_threads(needle);
+    seen.most_at_once = std::max(seen.most_at_once, guests.size());
+    for (const auto& guest : guests) {
+        std::smatch match;
+        if (std::regex_search(guest.cmdline, match, sample_dir))
+            seen.cpus[match[1].str() + "/" + match[2].str()].insert(guest.cpu_lists.begin(),
+                                                                    guest.cpu_lists.end());
+    }
+}
+
+// Each stored sample is ok, ran on one of the host's CPUs 0 and 1 (two one-vCPU guests at
+// once on this two-CPU machine), and every thread of its QEMU (vCPU, I/O, main loop) was
+// seen allowed that CPU only; each cell's samples went round both CPUs.
+inline void expect_samples_ran_where_recorded(const std::filesystem::path& db,
+                                              const SeenGuests& seen, size_t samples) {
+    auto stored = query(db, "SELECT cell_id || '/' || repetition, cpus, outcome FROM samples "
+                            "ORDER BY cell_id, repetition");
+    ASSERT_EQ(stored.size(), samples);
+    std::map<std::string, std::set<std::string>> cpus_of_cell;
+    for (const std::string& row : stored) {
+        std::istringstream fields(row);
+        std::string sample, cpus, outcome;
+        std::getline(fields, sample, '\t');
+        std::getline(fields, cpus, '\t');
+        std::getline(fields, outcome, '\t');
+        EXPECT_EQ(outcome, "ok") << row;
+        EXPECT_TRUE(cpus == "0" || cpus == "1") << row;
+        auto observed = seen.cpus.find(sample);
+        ASSERT_NE(observed, seen.cpus.end()) << "never saw the QEMU of " << sample;
+        EXPECT_EQ(observed->second, std::set<std::string>({cpus})) << sample;
+        cpus_of_cell[sample.substr(0, 12)].insert(cpus);
+    }
+    for (const auto& [cell, cpus] : cpus_of_cell)
+        EXPECT_EQ(cpus.size(), 2u) << cell;
+}
+
+// Looks at the test's guests every 100 ms until rig exits or `limit` passes; rig's wait
+// status, or -1 when it was still running.
+inline int watch_guests_until_exit(pid_t rig, const std::string& needle, SeenGuests& seen,
+                                   std::chrono::milliseconds limit) {
+    int status = 0;
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (::waitpid(rig, &status, WNOHANG) != rig) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return -1;
+        look_at_guests(needle, seen);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return status;
 }
 
 // kill -9 of rig, as a crash or an impatient user would. True when no process mentioning
