@@ -90,4 +90,23 @@ Expected<std::vector<std::string>> load_order(const ModuleIndex& index,
     return order;
 }
 
+std::string_view without_signature(std::string_view module) {
+    // What follows the signature: struct module_signature (algo, hash, id_type, signer_len,
+    // key_id_len, 3 pad bytes, big-endian sig_len) and the marker (include/linux/
+    // module_signature.h).
+    constexpr std::string_view k_marker = "~Module signature appended~\n";
+    constexpr size_t k_info = 12;
+    if (!module.ends_with(k_marker) || module.size() < k_marker.size() + k_info)
+        return module;
+    auto info = module.substr(module.size() - k_marker.size() - k_info, k_info);
+    auto byte = [&](size_t i) {
+        return static_cast<uint64_t>(static_cast<unsigned char>(info[i]));
+    };
+    uint64_t signature = (byte(8) << 24) | (byte(9) << 16) | (byte(10) << 8) | byte(11);
+    uint64_t appended = k_marker.size() + k_info + signature + byte(3) + byte(4);
+    if (appended > module.size())
+        return module;
+    return module.substr(0, module.size() - appended);
+}
+
 } // namespace rig::guest

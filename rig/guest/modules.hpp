@@ -29,4 +29,10 @@ Expected<ModuleIndex> read_module_index(const std::filesystem::path& modules_dir
 Expected<std::vector<std::string>> load_order(const ModuleIndex& index,
                                               const std::vector<std::string>& wanted);
 
+// A module file without the signature appended to it ("~Module signature appended~"), or
+// as it is when it has none or the signature block does not parse. Verifying a signature
+// costs each insmod milliseconds under TCG; a kernel that does not enforce signatures
+// loads the module all the same, tainted 'E' (unsigned), which leaves lockdep on.
+std::string_view without_signature(std::string_view module);
+
 } // namespace rig::guest

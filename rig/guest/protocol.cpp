@@ -12,6 +12,11 @@ namespace rig::guest {
 
 namespace {
 
+// The agent's milestones (guests/README.md).
+bool is_stage_name(std::string_view name) {
+    return name == "channel" || name == "modules" || name == "mounted" || name == "collected";
+}
+
 // As the host allows them in a scenario (spec/), so that a phase name is safe in a metric.
 bool is_phase_name(std::string_view name) {
     if (name.empty() || name.size() > 32)
@@ -167,6 +172,10 @@ void AgentReport::apply(const Record& record) {
         setup_error = token(f[0]) + ": " + util::base64_decode(f[1]).value_or("?");
     } else if (type == "done") {
         done = true;
+    } else if (type == "stage" && f.size() == 2) {
+        // A milestone of the agent's for the benchmark's breakdown of a sample's time,
+        // which reads it from channel.log; the sample has no use for it.
+        ok = is_stage_name(f[0]) && to_u64(f[1]).has_value();
     } else if (type == "warn") {
         // informational: an unknown job key and the like
     } else {

@@ -23,7 +23,8 @@ constexpr double k_top = 16;
 constexpr double k_plot_height = 180;
 constexpr double k_bottom = 28;
 
-std::string number(double value) {
+// An SVG coordinate or length: a tenth of a pixel is fine enough.
+std::string svg_number(double value) {
     return fmt::format("{:.1f}", value);
 }
 
@@ -62,25 +63,25 @@ std::string frame(const Chart& chart, const ReportData& data) {
     std::string out = fmt::format(
         "<figure><figcaption>{}</figcaption>\n<svg id=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" "
         "width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
-        escape_html(chart.caption), chart.id, number(chart.width()),
-        number(k_top + k_plot_height + k_bottom), number(chart.width()),
-        number(k_top + k_plot_height + k_bottom), escape_html(chart.caption));
+        escape_html(chart.caption), chart.id, svg_number(chart.width()),
+        svg_number(k_top + k_plot_height + k_bottom), svg_number(chart.width()),
+        svg_number(k_top + k_plot_height + k_bottom), escape_html(chart.caption));
     for (int tick = 0; tick <= 4; ++tick) {
         double value = chart.max * tick / 4;
         double y = chart.y(value);
-        out +=
-            fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
-                        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}{}</text>\n",
-                        number(k_left), number(y), number(chart.width() - 8), number(y),
-                        number(k_left - 6), number(y + 4), fmt::format("{:g}", value), chart.unit);
+        out += fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
+                           "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}{}</text>\n",
+                           svg_number(k_left), svg_number(y), svg_number(chart.width() - 8),
+                           svg_number(y), svg_number(k_left - 6), svg_number(y + 4),
+                           fmt::format("{:g}", value), chart.unit);
     }
     out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
-                       number(k_left), number(k_top), number(k_top + k_plot_height));
+                       svg_number(k_left), svg_number(k_top), svg_number(k_top + k_plot_height));
     for (size_t i = 0; i < data.cells.size(); ++i)
         out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" "
                            "text-anchor=\"middle\">{}</text>\n",
-                           number(chart.x(i) + k_column / 2), number(k_top + k_plot_height + 16),
-                           short_label(i));
+                           svg_number(chart.x(i) + k_column / 2),
+                           svg_number(k_top + k_plot_height + 16), short_label(i));
     return out + chart.body + "</svg></figure>\n";
 }
 
@@ -110,10 +111,11 @@ std::string duration_chart(const ReportData& data) {
             util::format_duration(d.q1, util::DurationStyle::report),
             util::format_duration(d.q3, util::DurationStyle::report),
             util::format_duration(d.min, util::DurationStyle::report),
-            util::format_duration(d.max, util::DurationStyle::report), d.n, number(mid - 10),
-            number(chart.y(d.q3)), number(20), number(std::max(1.0, chart.y(d.q1) - chart.y(d.q3))),
-            number(mid), number(chart.y(d.max)), number(mid), number(chart.y(d.min)), number(mid),
-            number(chart.y(d.median)));
+            util::format_duration(d.max, util::DurationStyle::report), d.n, svg_number(mid - 10),
+            svg_number(chart.y(d.q3)), svg_number(20),
+            svg_number(std::max(1.0, chart.y(d.q1) - chart.y(d.q3))), svg_number(mid),
+            svg_number(chart.y(d.max)), svg_number(mid), svg_number(chart.y(d.min)),
+            svg_number(mid), svg_number(chart.y(d.median)));
     }
     return frame(chart, data);
 }
@@ -135,8 +137,8 @@ std::string cpu_chart(const ReportData& data) {
                                   "n={}</title><rect class=\"cpu\" x=\"{}\" y=\"{}\" "
                                   "width=\"24\" height=\"{}\"/></g>\n",
                                   short_label(i), escape_html(case_label(i)), cpu.median, cpu.n,
-                                  number(chart.x(i) + k_column / 2 - 12), number(top),
-                                  number(k_top + k_plot_height - top));
+                                  svg_number(chart.x(i) + k_column / 2 - 12), svg_number(top),
+                                  svg_number(k_top + k_plot_height - top));
     }
     return frame(chart, data);
 }
@@ -161,9 +163,10 @@ std::string errors_chart(const ReportData& data) {
             "<g class=\"cell\" data-case=\"{}\"><title>{}: {} errors, {} warnings</title>"
             "<rect class=\"errors\" x=\"{}\" y=\"{}\" width=\"12\" height=\"{}\"/>"
             "<rect class=\"warnings\" x=\"{}\" y=\"{}\" width=\"12\" height=\"{}\"/></g>\n",
-            short_label(i), escape_html(case_label(i)), result.errors, result.warnings, number(x),
-            number(errors_top), number(k_top + k_plot_height - errors_top), number(x + 12),
-            number(warnings_top), number(k_top + k_plot_height - warnings_top));
+            short_label(i), escape_html(case_label(i)), result.errors, result.warnings,
+            svg_number(x), svg_number(errors_top), svg_number(k_top + k_plot_height - errors_top),
+            svg_number(x + 12), svg_number(warnings_top),
+            svg_number(k_top + k_plot_height - warnings_top));
     }
     return frame(chart, data);
 }

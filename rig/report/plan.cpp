@@ -13,10 +13,6 @@ namespace rig::report {
 
 namespace {
 
-std::string or_dash(const std::string& text) {
-    return text.empty() ? "-" : text;
-}
-
 std::string render_text(const core::Scenario& scenario, const std::vector<core::Cell>& cells) {
     // Axes beyond the fixed columns (the fuse knobs) get a column each, only when a cell
     // has them, so that fuse cells differing in a knob do not look alike.

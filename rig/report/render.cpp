@@ -28,10 +28,6 @@ using util::json_text;
 // axis follows them.
 const std::vector<std::string> k_fixed_axes{"config", "fs", "msize", "cache"};
 
-std::string or_dash(const std::string& text) {
-    return text.empty() ? "-" : text;
-}
-
 std::vector<std::string> extra_axes(const ReportData& data) {
     std::set<std::string> axes;
     for (const CellResult& result : data.cells)

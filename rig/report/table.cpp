@@ -89,4 +89,8 @@ std::string Table::to_markdown() const {
     return out;
 }
 
+std::string or_dash(const std::string& text) {
+    return text.empty() ? "-" : text;
+}
+
 } // namespace rig::report

@@ -31,4 +31,7 @@ private:
     std::vector<std::vector<std::string>> m_rows;
 };
 
+// A cell's text, or "-" where there is none, as the tables show an absent value.
+std::string or_dash(const std::string& text);
+
 } // namespace rig::report

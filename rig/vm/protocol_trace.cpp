@@ -68,9 +68,9 @@ bool is_request_event(std::string_view name) {
     return false;
 }
 
-class Counter {
+class TraceCounter {
 public:
-    explicit Counter(std::string_view mark_aname) : m_mark_aname(mark_aname) {}
+    explicit TraceCounter(std::string_view mark_aname) : m_mark_aname(mark_aname) {}
 
     void line(std::string_view text) {
         text = without_timestamp(text);
@@ -223,7 +223,7 @@ std::vector<std::string> ninep_type_names() {
 }
 
 ProtocolCounts count_protocol_trace(std::string_view log, std::string_view mark_aname) {
-    Counter counter(mark_aname);
+    TraceCounter counter(mark_aname);
     util::for_each_line(log, [&](std::string_view line) { counter.line(line); });
     return counter.finish();
 }
@@ -231,7 +231,7 @@ ProtocolCounts count_protocol_trace(std::string_view log, std::string_view mark_
 // Line by line: a long compile's log runs to tens of megabytes.
 Expected<ProtocolCounts> read_protocol_trace(const std::filesystem::path& file,
                                              std::string_view mark_aname) {
-    Counter counter(mark_aname);
+    TraceCounter counter(mark_aname);
     if (!util::for_each_file_line(file, [&](std::string_view line) { counter.line(line); }))
         return fail(ErrorKind::infra, "cannot read the 9p trace " + file.string());
     return counter.finish();

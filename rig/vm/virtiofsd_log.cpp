@@ -22,9 +22,9 @@ constexpr std::string_view k_fuse_requests[] = {
     "ioctl",    "poll",     "notify_reply",    "batch_forget", "fallocate",     "readdirplus",
     "rename2",  "lseek",    "copy_file_range", "setupmapping", "removemapping", "syncfs"};
 
-class Counter {
+class LogCounter {
 public:
-    explicit Counter(std::string share) : m_share(std::move(share)) {
+    explicit LogCounter(std::string share) : m_share(std::move(share)) {
         m_windows.add_share(m_share);
     }
 
@@ -68,14 +68,14 @@ private:
 } // namespace
 
 ProtocolCounts count_virtiofsd_log(std::string_view log, const std::string& share) {
-    Counter counter(share);
+    LogCounter counter(share);
     util::for_each_line(log, [&](std::string_view line) { counter.line(line); });
     return counter.finish();
 }
 
 Expected<ProtocolCounts> read_virtiofsd_log(const std::filesystem::path& file,
                                             const std::string& share) {
-    Counter counter(share);
+    LogCounter counter(share);
     if (!util::for_each_file_line(file, [&](std::string_view line) { counter.line(line); }))
         return fail(ErrorKind::infra, "cannot read virtiofsd's log " + file.string());
     return counter.finish();

@@ -130,6 +130,21 @@ TEST(Modules, ModuleName) {
     EXPECT_EQ(module_name("9pnet_virtio.ko"), "9pnet_virtio");
 }
 
+TEST(Modules, WithoutSignatureCutsExactlyTheAppendedBlock) {
+    std::string elf = "\x7f"
+                      "ELF body";
+    std::string signature(300, 's');
+    std::string info = {1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, 44}; // sig_len 300, big-endian
+    std::string signed_module = elf + signature + info + "~Module signature appended~\n";
+    EXPECT_EQ(without_signature(signed_module), elf);
+    EXPECT_EQ(without_signature(elf), elf); // unsigned: as it is
+    // A length past the file's start is not a signature block rig can trust.
+    std::string bogus =
+        elf + std::string{0, 0, 0, 0, 0, 0, 0, 0, 0x7f, 0, 0, 0} + "~Module signature appended~\n";
+    EXPECT_EQ(without_signature(bogus), bogus);
+    EXPECT_EQ(without_signature("~Module signature appended~\n"), "~Module signature appended~\n");
+}
+
 TEST(Modules, ParseIndex) {
     auto index = parse_module_index("kernel/a/base.ko:\n"
                                     "\n"
@@ -491,6 +506,17 @@ TEST(Report, StartEndAndDuration) {
     backwards.apply(record("start", {"9"}));
     backwards.apply(record("end", {"8", "0"}));
     EXPECT_EQ(backwards.workload_seconds(), 0);
+}
+
+TEST(Report, StagesAreTheAgentsMilestonesOnly) {
+    AgentReport report;
+    for (const char* name : {"channel", "modules", "mounted", "collected"})
+        report.apply(record("stage", {name, "4052608430"}));
+    EXPECT_EQ(report.malformed, 0u);
+    report.apply(record("stage", {"workload", "1"})); // not a milestone
+    report.apply(record("stage", {"modules", "12x"}));
+    report.apply(record("stage", {"modules"}));
+    EXPECT_EQ(report.malformed, 3u);
 }
 
 TEST(Report, MalformedStartAndEnd) {
