@@ -181,6 +181,9 @@ Expected<void> store_build_failure(Context& context, store::BisectStep& step,
     step.evidence = std::string(core::to_string(result.outcome)) + ": " + first;
     step.id = RIG_TRY(context.db.add_bisect_step(step));
     context.steps.push_back(step);
+    io.out << measuring.boot.prefix << core::to_string(step.verdict) << " (" << step.evidence
+           << ")\n"
+           << std::flush;
     return {};
 }
 
@@ -417,8 +420,8 @@ Expected<std::optional<Prepared>> prepare_step(Context& context, const StepReque
     return prepared;
 }
 
-// A decided step stored with its verdict and evidence.
-Expected<void> finish_step(Context& context, const Measuring& measuring) {
+// A decided step stored with its verdict and evidence, and said.
+Expected<void> finish_step(Context& context, const Measuring& measuring, const StepIo& io) {
     Measured& measured = measuring.measured;
     if (measured.interrupted || measured.stopped || !measuring.decision.verdict)
         return {};
@@ -428,6 +431,9 @@ Expected<void> finish_step(Context& context, const Measuring& measuring) {
         evidence_of(context, measuring.request.policy, measured.samples, measuring.decision.reason);
     step.id = RIG_TRY(context.db.add_bisect_step(step));
     context.steps.push_back(step);
+    io.out << measuring.boot.prefix << core::to_string(step.verdict) << " (" << step.evidence
+           << ")\n"
+           << std::flush;
     return {};
 }
 
@@ -459,13 +465,8 @@ measure_together(Context& context, const std::vector<StepRequest>& requests, con
         steps.push_back({requests[i], boots.back(), measured[i], ready.next_repetition});
     }
     RIG_TRY(sample_until_decided(context, io, steps));
-    for (const Measuring& step : steps) {
-        RIG_TRY(finish_step(context, step));
-        if (step.measured.step.id != 0)
-            io.out << step.boot.prefix << core::to_string(step.measured.step.verdict) << " ("
-                   << step.measured.step.evidence << ")\n"
-                   << std::flush;
-    }
+    for (const Measuring& step : steps)
+        RIG_TRY(finish_step(context, step, io));
     return measured;
 }
 
@@ -477,11 +478,7 @@ Expected<Measured> measure(Context& context, const StepRequest& request, const S
     Boot boot{prepared->target, *prepared->build.artifact, prepared->initrd, prepared->prefix};
     std::vector<Measuring> steps{{request, boot, measured, prepared->next_repetition}};
     RIG_TRY(sample_until_decided(context, io, steps));
-    RIG_TRY(finish_step(context, steps.front()));
-    if (measured.step.id != 0)
-        io.out << prepared->prefix << core::to_string(measured.step.verdict) << " ("
-               << measured.step.evidence << ")\n"
-               << std::flush;
+    RIG_TRY(finish_step(context, steps.front(), io));
     return measured;
 }
 

@@ -2,6 +2,7 @@
 // Host checks for `rig doctor`.
 #include "host/doctor.hpp"
 
+#include "host/account.hpp"
 #include "host/facts.hpp"
 #include "proc/process.hpp"
 #include "sched/slurm.hpp"
@@ -10,7 +11,6 @@
 #include <elf.h>
 #include <fstream>
 #include <grp.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -122,24 +122,18 @@ Check libvirtd_check() {
 // The trap of backend libvirt under qemu:///system: QEMU runs as libvirt-qemu, so a share
 // owned by root with mode 0755 is read-only to it ("Permission denied" on write), and a
 // results folder under a private home (/root is 0700) cannot be reached at all.
-// The user libvirt's system daemon runs QEMU as (Debian's, then Fedora's), or nullptr.
-const char* libvirt_qemu_user() {
-    return ::getpwnam("libvirt-qemu") ? "libvirt-qemu" : ::getpwnam("qemu") ? "qemu" : nullptr;
-}
-
-// True when `user` may open `device` for reading and writing, by owner, group or other.
-bool user_can_open(const char* user, const fs::path& device) {
+// True when `account` may open `device` for reading and writing, by owner, group or other.
+bool user_can_open(const Account& account, const fs::path& device) {
     struct stat info {};
-    const struct passwd* account = ::getpwnam(user);
-    if (!account || ::stat(device.c_str(), &info) != 0)
+    if (::stat(device.c_str(), &info) != 0)
         return false;
-    if (account->pw_uid == info.st_uid)
+    if (account.uid == info.st_uid)
         return (info.st_mode & (S_IRUSR | S_IWUSR)) == (S_IRUSR | S_IWUSR);
     if ((info.st_mode & (S_IROTH | S_IWOTH)) == (S_IROTH | S_IWOTH))
         return true;
     int count = 64;
     std::vector<gid_t> groups(static_cast<size_t>(count));
-    if (::getgrouplist(user, account->pw_gid, groups.data(), &count) < 0)
+    if (::getgrouplist(account.name.c_str(), account.gid, groups.data(), &count) < 0)
         return false;
     groups.resize(static_cast<size_t>(count));
     bool in_group = std::find(groups.begin(), groups.end(), info.st_gid) != groups.end();
@@ -150,10 +144,11 @@ bool user_can_open(const char* user, const fs::path& device) {
 // user cannot use KVM, drops its capability cache and probes QEMU again before every
 // guest: a minute or more per sample under TCG.
 Check libvirt_kvm_check() {
-    const char* user = libvirt_qemu_user();
-    if (!user || !fs::exists("/dev/kvm"))
+    auto account = libvirt_qemu_account();
+    if (!account || !fs::exists("/dev/kvm"))
         return {"libvirt /dev/kvm", Status::ok, "no /dev/kvm or no libvirt QEMU user", ""};
-    if (user_can_open(user, "/dev/kvm"))
+    const std::string& user = account->name;
+    if (user_can_open(*account, "/dev/kvm"))
         return {"libvirt /dev/kvm", Status::ok, std::string("open to ") + user, ""};
     return {"libvirt /dev/kvm", Status::warn,
             std::string("/dev/kvm is not open to ") + user +
@@ -163,9 +158,10 @@ Check libvirt_kvm_check() {
 }
 
 Check libvirt_share_check(const fs::path& data_dir) {
-    const char* user = libvirt_qemu_user();
-    if (!user)
+    auto account = libvirt_qemu_account();
+    if (!account)
         return {"libvirt shares", Status::ok, "no libvirt QEMU user on this machine", ""};
+    const std::string& user = account->name;
     std::string trap = std::string("under qemu:///system QEMU runs as ") + user +
                        ": a root-owned 0755 share is read-only to it, so rig hands each "
                        "sample's share to " +

@@ -560,13 +560,18 @@ std::optional<std::filesystem::path> find_program(const std::string& name) {
 
 // A unity build (the quickstart's: scripts/build --rig) includes this file in another,
 // where GCC takes it for a header and warns that Impl holds a type of this file's own.
+// Clang has no such warning.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsubobject-linkage"
+#endif
 struct Child::Impl {
     explicit Impl(Spawned spawned) : group(spawned) {}
     Group group;
 };
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 Child::Child(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 

@@ -3,6 +3,7 @@
 #include "vm/libvirt.hpp"
 
 #include "core/classify.hpp"
+#include "host/account.hpp"
 #include "proc/cpu.hpp"
 #include "util/file.hpp"
 #include "util/strings.hpp"
@@ -17,7 +18,6 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <mutex>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -392,12 +392,12 @@ private:
 // Who must be able to write the shares: the QEMU user of this machine for a local daemon;
 // for a remote host, whose QEMU user's id is unknown here, everyone.
 Expected<void> open_share_to_qemu(const fs::path& root, bool local) {
-    std::string user = local ? libvirt_qemu_user() : "";
-    struct passwd* entry = user.empty() ? nullptr : ::getpwnam(user.c_str());
+    auto account = local ? host::libvirt_qemu_account() : std::nullopt;
+    std::string user = account ? account->name : "";
     std::error_code ec;
     auto apply = [&](const fs::path& path) -> bool {
-        if (entry)
-            return ::lchown(path.c_str(), entry->pw_uid, entry->pw_gid) == 0;
+        if (account)
+            return ::lchown(path.c_str(), account->uid, account->gid) == 0;
         if (fs::is_symlink(path))
             return true;
         fs::permissions(path, fs::perms::others_read | fs::perms::others_write,
@@ -698,10 +698,8 @@ bool libvirt_uri_is_local(const std::string& uri) {
 }
 
 std::string libvirt_qemu_user() {
-    for (const char* user : {"libvirt-qemu", "qemu"})
-        if (::getpwnam(user))
-            return user;
-    return "";
+    auto account = host::libvirt_qemu_account();
+    return account ? account->name : "";
 }
 
 std::unique_ptr<Hypervisor> make_libvirt_hypervisor(const std::string& uri) {

@@ -540,9 +540,10 @@ TEST(Bisect, ACommitHalfwayBetweenTheEndpointsEndsAsARangeNotACulprit) {
 }
 
 // Counts need no statistics: three samples at each endpoint show a spread far below the
-// gap, and from then on one sample decides each commit. Killed with -9 while the first
-// step's guest runs and resumed: the rule is made again from the stored endpoints, and
-// the lost sample is taken again, so that step too has exactly one.
+// gap, and from then on one sample decides each commit. With --jobs 2 and one-vCPU guests
+// the endpoints' samples run two at once, interleaved over both CPUs. Killed with -9
+// while the first step's guest runs and resumed: the rule is made again from the stored
+// endpoints, and the lost sample is taken again, so that step too has exactly one.
 TEST(Bisect, PlantedCachingRegressionFoundOnAMetricWithOneSamplePerStep) {
     Scratch scratch("metric");
     const CachingHistory& h = caching_history();
@@ -550,8 +551,10 @@ TEST(Bisect, PlantedCachingRegressionFoundOnAMetricWithOneSamplePerStep) {
     // culprit asks the server each time.
     fs::path scenario = write_scenario(scratch, "bisect-metric",
                                        "for i in 1 2 3 4 5 6 7 8; do ls -lR > /dev/null; done");
-    auto args = start_args(scratch, scenario, "cache=loose", h.good, h.bad,
-                           {"--criterion", "metric:9p.work.getattr:+50%", "--samples", "3"});
+    std::ofstream(scenario, std::ios::app) << "guest: {cpus: 1}\n";
+    auto args =
+        start_args(scratch, scenario, "cache=loose", h.good, h.bad,
+                   {"--criterion", "metric:9p.work.getattr:+50%", "--samples", "3", "--jobs", "2"});
     auto started = std::chrono::steady_clock::now();
     pid_t rig = rig::test::start_rig_logged(args, scratch.dir / "first.log");
     const std::string guests = scratch.dir.string() + "/bisects";
@@ -578,6 +581,12 @@ TEST(Bisect, PlantedCachingRegressionFoundOnAMetricWithOneSamplePerStep) {
         << rig::test::read_text(scratch.dir / "first.log");
     std::string first = rig::test::read_text(scratch.dir / "first.log");
     EXPECT_NE(first.find("one sample per commit decides"), std::string::npos) << first;
+    EXPECT_NE(first.find("2 guests at once on CPUs 0 | 1"), std::string::npos) << first;
+    // Each endpoint's samples ran on both CPUs.
+    EXPECT_EQ(query(scratch.db, "SELECT s.role, count(DISTINCT m.cpus) FROM bisect_steps s, "
+                                "json_each(s.samples) j JOIN samples m ON m.id = j.value "
+                                "GROUP BY s.role ORDER BY s.role"),
+              (std::vector<std::string>{"bad-endpoint\t2", "good-endpoint\t2"}));
 
     auto resumed =
         run_rig({"--db", scratch.db.string(), "bisect", "resume", "1"}, k_bisect_timeout);

@@ -42,6 +42,8 @@ bool process_gone(pid_t pid) {
     return name_end == std::string::npos || stat.compare(name_end, 3, ") Z") == 0;
 }
 
+// The limits are generous: they pass at once when all goes well, and an address-sanitized
+// build on a loaded two-core machine can take seconds to reap a group.
 bool gone_within(pid_t pid, std::chrono::milliseconds limit) {
     auto deadline = Clock::now() + limit;
     while (!process_gone(pid)) {
@@ -192,7 +194,7 @@ TEST(Run, TimeoutKillsTheGroup) {
     EXPECT_LT(Clock::now() - start, 1500ms);
     pid_t sleep_pid = read_pid(pid_file);
     ASSERT_GT(sleep_pid, 0);
-    EXPECT_TRUE(gone_within(sleep_pid, 2s));
+    EXPECT_TRUE(gone_within(sleep_pid, 10s));
 }
 
 TEST(Run, LeftoverGroupMembersAreKilled) {
@@ -207,7 +209,7 @@ TEST(Run, LeftoverGroupMembersAreKilled) {
     EXPECT_EQ(result.out, "started\n");
     pid_t sleep_pid = read_pid(pid_file);
     ASSERT_GT(sleep_pid, 0);
-    EXPECT_TRUE(gone_within(sleep_pid, 2s));
+    EXPECT_TRUE(gone_within(sleep_pid, 10s));
 }
 
 TEST(Run, CwdAndEnv) {
@@ -312,7 +314,7 @@ TEST(Child, SigkillAfterGrace) {
     EXPECT_GE(elapsed, 200ms);
     EXPECT_LT(elapsed, 1500ms);
     EXPECT_TRUE(process_gone(sh_pid));
-    EXPECT_TRUE(gone_within(sleep_pid, 2s));
+    EXPECT_TRUE(gone_within(sleep_pid, 10s));
 }
 
 TEST(Child, ExitStatusAndOutputFiles) {
@@ -386,7 +388,7 @@ TEST(Child, DiesWithItsParentEvenOnSigkill) {
     ::waitpid(helper, nullptr, 0);
     ASSERT_EQ(got, static_cast<ssize_t>(sizeof sleep_pid));
     ASSERT_GT(sleep_pid, 0);
-    bool gone = gone_within(sleep_pid, 2s);
+    bool gone = gone_within(sleep_pid, 10s);
     if (!gone)
         ::kill(sleep_pid, SIGKILL); // do not leave it behind
     EXPECT_TRUE(gone);
@@ -434,7 +436,7 @@ TEST(Child, WholeGroupDiesWithItsParentEvenOnSigkill) {
     ASSERT_GT(helper, 0);
     pid_t sleep_pid = read_pid(pid_file);
     ASSERT_GT(sleep_pid, 0);
-    EXPECT_TRUE(gone_after_killing(helper, sleep_pid, 2s));
+    EXPECT_TRUE(gone_after_killing(helper, sleep_pid, 10s));
 }
 
 // SIGTERM first, so that make deletes the targets it was writing; then SIGKILL for what
@@ -453,8 +455,8 @@ TEST(Run, GroupGetsSigtermThenSigkillWhenItsParentDies) {
     ASSERT_GT(helper, 0);
     pid_t sleep_pid = read_pid(pid_file);
     ASSERT_GT(sleep_pid, 0);
-    EXPECT_TRUE(gone_after_killing(helper, sleep_pid, 2s));
-    auto deadline = Clock::now() + 2s;
+    EXPECT_TRUE(gone_after_killing(helper, sleep_pid, 10s));
+    auto deadline = Clock::now() + 10s;
     while (read_text(note).empty() && Clock::now() < deadline)
         std::this_thread::sleep_for(5ms);
     EXPECT_EQ(read_text(note), "terminated\n");
@@ -469,7 +471,7 @@ TEST(Run, GroupGetsSigtermThenSigkillWhenItsParentDies) {
     pid_t stubborn = read_pid(stubborn_file);
     ASSERT_GT(stubborn, 0);
     auto killed_at = Clock::now();
-    EXPECT_TRUE(gone_after_killing(helper, stubborn, 6s));
+    EXPECT_TRUE(gone_after_killing(helper, stubborn, 15s));
     EXPECT_GE(Clock::now() - killed_at, 2s) << "SIGKILL came without the grace";
 }
 
