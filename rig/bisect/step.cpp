@@ -181,9 +181,6 @@ Expected<void> store_build_failure(Context& context, store::BisectStep& step,
     step.evidence = std::string(core::to_string(result.outcome)) + ": " + first;
     step.id = RIG_TRY(context.db.add_bisect_step(step));
     context.steps.push_back(step);
-    io.out << measuring.boot.prefix << core::to_string(step.verdict) << " (" << step.evidence
-           << ")\n"
-           << std::flush;
     return {};
 }
 
