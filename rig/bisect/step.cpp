@@ -203,8 +203,10 @@ int keep_unclaimed_samples(Context& context, Measured& measured) {
     return next_repetition;
 }
 
-// The most samples a step may still need: a fixed or functional step's count, a duration
-// or metric step's budget, less the usable samples it has. At least one.
+// The samples a step may still need at once: a fixed or functional step's count; for a
+// duration or metric step those its first verdict needs (one, where one sample decides),
+// then, while it stays undecided, up to its budget. Less the usable samples it has; at
+// least one.
 int samples_left(const Context& context, const Policy& policy,
                  const std::vector<core::Sample>& samples) {
     int usable = 0;
@@ -213,7 +215,8 @@ int samples_left(const Context& context, const Policy& policy,
         usable += value != SampleClass::infra && value != SampleClass::aborted;
     }
     bool counted = policy.kind == Policy::Kind::fixed || policy.kind == Policy::Kind::functional;
-    return std::max(1, (counted ? policy.samples : policy.budget) - usable);
+    int wanted = counted || usable < policy.samples ? policy.samples : policy.budget;
+    return std::max(1, wanted - usable);
 }
 
 // One guest of a batch: which step it samples, as which repetition, on which CPU set.
