@@ -252,8 +252,6 @@ Expected<core::BisectStatus> verify(Context& context, const StepIo& io, const En
                   io.out);
 }
 
-} // namespace
-
 // The CPU sets of --jobs (the start's, else the scenario's `jobs:`); none at 1 and on
 // backend slurm, whose tasks the cluster places.
 Expected<std::vector<core::CpuSet>> cpu_sets(const Context& context, vm::Hypervisor& hypervisor,
@@ -263,12 +261,12 @@ Expected<std::vector<core::CpuSet>> cpu_sets(const Context& context, vm::Hypervi
         return std::vector<core::CpuSet>{};
     auto cpus = RIG_TRY(hypervisor.host_cpus());
     auto sets = RIG_TRY(core::choose_cpu_sets(cpus, context.scenario.guest.cpus, jobs));
-    out << "bisect " << context.info.id << ": " << jobs << " guests at once on CPUs";
-    for (const core::CpuSet& set : sets)
-        out << (&set == &sets.front() ? " " : " | ") << core::cpu_list_text(set);
-    out << "\n";
+    out << "bisect " << context.info.id << ": " << jobs << " guests at once on CPUs "
+        << core::cpu_sets_text(sets) << "\n";
     return sets;
 }
+
+} // namespace
 
 Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db,
                                 const Settings& settings) {

@@ -24,6 +24,13 @@ std::string cpu_list_text(const CpuSet& cpus) {
     return util::join(ranges, ",");
 }
 
+std::string cpu_sets_text(const std::vector<CpuSet>& sets) {
+    std::vector<std::string> texts;
+    for (const CpuSet& set : sets)
+        texts.push_back(cpu_list_text(set));
+    return util::join(texts, " | ");
+}
+
 namespace {
 
 std::optional<int> parse_cpu(std::string_view text) {

@@ -24,6 +24,8 @@ using CpuSet = std::vector<int>;
 
 // The kernel's list format ("0-3,8,10-11"), as in /sys and Cpus_allowed_list.
 std::string cpu_list_text(const CpuSet& cpus);
+// Several sets as progress lines show them: "0-1 | 2-3".
+std::string cpu_sets_text(const std::vector<CpuSet>& sets);
 Expected<CpuSet> parse_cpu_list(std::string_view text);
 
 // Cores (not CPUs) kept free for rig and the host: none on a small host, where every core

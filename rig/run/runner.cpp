@@ -555,6 +555,9 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
         info.scenario_hash = util::sha256_hex(scenario.text);
         info.host_facts = facts.to_json();
         info.rig_version = RIG_VERSION;
+        info.backend = settings.backend;
+        info.uris = settings.uris;
+        info.jobs = settings.jobs;
         run_id = RIG_TRY(db.begin_run(info));
     }
     summary.run_id = run_id;
@@ -583,9 +586,10 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
             out << " " << host.name;
     }
     if (jobs > 1 && !settings.batch) {
-        out << ", " << jobs << " guests at once per host on CPUs";
+        std::vector<core::CpuSet> sets;
         for (const Slot& slot : slots)
-            out << (&slot == &slots.front() ? " " : " | ") << core::cpu_list_text(slot.cpus);
+            sets.push_back(slot.cpus);
+        out << ", " << jobs << " guests at once per host on CPUs " << core::cpu_sets_text(sets);
     }
     out << "\n";
 

@@ -29,6 +29,8 @@ TEST(CpuList, FormatsRangesAndSingles) {
     EXPECT_EQ(core::cpu_list_text({}), "");
     EXPECT_EQ(core::cpu_list_text({3}), "3");
     EXPECT_EQ(core::cpu_list_text({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
+    EXPECT_EQ(core::cpu_sets_text({}), "");
+    EXPECT_EQ(core::cpu_sets_text({{0, 1}, {2, 3}, {5}}), "0-1 | 2-3 | 5");
 }
 
 TEST(CpuList, ParsesWhatTheKernelPrints) {
