@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,12 +43,11 @@ int plan_command(const GlobalOptions& global, const std::filesystem::path& file,
                  PlanFormatOption format);
 int doctor_command(const GlobalOptions& global);
 
-enum class BackendOption { from_scenario, qemu, libvirt, slurm };
 struct RunCommandOptions {
     std::filesystem::path file; // optional with --resume: the run's stored scenario is used
     bool resume = false;
-    int64_t resume_run = 0; // 0: the newest unfinished run (of `file`, when given)
-    BackendOption backend = BackendOption::from_scenario; // --backend
+    int64_t resume_run = 0;               // 0: the newest unfinished run (of `file`, when given)
+    std::optional<core::Backend> backend; // --backend; none: the scenario's
     std::vector<std::string> uris; // --uri, repeatable: replaces the scenario's uri and hosts
     int jobs = 0;                  // --jobs; 0: the scenario's
 };

@@ -29,12 +29,14 @@ std::pair<CLI::App*, CLI::Option*> add_run_command(CLI::App& app, RunCommandOpti
                                    "continue an interrupted run (the newest unfinished one "
                                    "when RUN is not given); finished samples are kept")
                        ->expected(0, 1);
-    run->add_option("--backend", options.backend,
-                    "qemu, libvirt or slurm, instead of the scenario's backend")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, BackendOption>{{"qemu", BackendOption::qemu},
-                                                 {"libvirt", BackendOption::libvirt},
-                                                 {"slurm", BackendOption::slurm}}));
+    // IsMember runs before the function, so the parse cannot fail there.
+    run->add_option_function<std::string>(
+           "--backend",
+           [&options](const std::string& name) {
+               options.backend = *rig::core::parse_backend(name);
+           },
+           "qemu, libvirt or slurm, instead of the scenario's backend")
+        ->check(CLI::IsMember({"qemu", "libvirt", "slurm"}));
     run->add_option("--uri", options.uris,
                     "libvirt URI, instead of the scenario's uri and hosts; give it more "
                     "than once to spread the cells over several hosts")

@@ -27,13 +27,27 @@ namespace {
 struct Loaded {
     core::Scenario scenario;
     int64_t run_id = 0;
+    RunCommandOptions options; // the command line's, with a resumed run's as it started
 };
+
+// A resume carries on as its run started: with the --backend, --uri and --jobs given
+// then, except where today's command line gives its own.
+RunCommandOptions as_started(RunCommandOptions options, const store::RunInfo& run) {
+    if (!options.backend)
+        options.backend = run.backend;
+    if (options.uris.empty() &&
+        options.backend.value_or(core::Backend::libvirt) == core::Backend::libvirt)
+        options.uris = run.uris;
+    if (options.jobs == 0)
+        options.jobs = run.jobs;
+    return options;
+}
 
 Expected<Loaded> load_for_run(store::Database& db, const RunCommandOptions& options) {
     if (!options.resume) {
         if (options.file.empty())
             return fail(ErrorKind::usage, "rig run needs a scenario file (or --resume)");
-        return Loaded{RIG_TRY(spec::load_scenario(options.file)), 0};
+        return Loaded{RIG_TRY(spec::load_scenario(options.file)), 0, options};
     }
     std::optional<store::RunInfo> run;
     if (options.resume_run != 0) {
@@ -56,7 +70,7 @@ Expected<Loaded> load_for_run(store::Database& db, const RunCommandOptions& opti
     }
     // The stored text, not today's file: a resumed run is the same matrix.
     auto scenario = RIG_TRY(spec::parse_scenario(run->scenario_text, run->scenario_file));
-    return Loaded{std::move(scenario), run->id};
+    return Loaded{std::move(scenario), run->id, as_started(options, *run)};
 }
 
 // The hypervisors a run uses: the local QEMU, or one per libvirt URI.
@@ -66,17 +80,7 @@ struct Hypervisors {
 };
 
 core::Backend chosen_backend(const core::Scenario& scenario, const RunCommandOptions& options) {
-    switch (options.backend) {
-    case BackendOption::qemu:
-        return core::Backend::qemu;
-    case BackendOption::libvirt:
-        return core::Backend::libvirt;
-    case BackendOption::slurm:
-        return core::Backend::slurm;
-    case BackendOption::from_scenario:
-        break;
-    }
-    return scenario.backend;
+    return options.backend.value_or(scenario.backend);
 }
 
 Expected<Hypervisors> choose_hypervisors(const core::Scenario& scenario,
@@ -116,17 +120,18 @@ Expected<Hypervisors> choose_hypervisors(const core::Scenario& scenario,
 
 } // namespace
 
-int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
+int run_command(const GlobalOptions& global, const RunCommandOptions& given) {
     auto db = store::Database::open(global.db);
     if (!db)
         return report_error(db.error());
-    auto loaded = load_for_run(**db, options);
+    auto loaded = load_for_run(**db, given);
     if (!loaded)
         return report_error(loaded.error());
     auto cells = core::expand(loaded->scenario);
     if (!cells)
         return report_error(cells.error());
 
+    const RunCommandOptions& options = loaded->options;
     auto hypervisors = choose_hypervisors(loaded->scenario, options);
     if (!hypervisors)
         return report_error(hypervisors.error());
@@ -140,6 +145,8 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& options) {
     settings.cache_dir = kernel::default_cache_dir();
     settings.tty = ::isatty(STDOUT_FILENO) != 0;
     settings.jobs = options.jobs;
+    settings.backend = options.backend;
+    settings.uris = options.uris;
     if (chosen_backend(loaded->scenario, options) == core::Backend::slurm) {
         settings.batch = true;
         settings.shared = loaded->scenario.slurm.shared;

@@ -2,6 +2,8 @@
 // The scenario: what the user declared in YAML, as plain domain types.
 #pragma once
 
+#include "core/status.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -100,7 +102,6 @@ struct Workload {
 };
 
 enum class Accel { auto_detect, kvm, tcg };
-enum class Backend { qemu, libvirt, slurm };
 
 struct Guest {
     uint64_t memory_mib = 1024;

@@ -49,6 +49,11 @@ constexpr Words<Verdict, 4> k_verdicts{{
     {Verdict::skip, "skip"},
     {Verdict::unsure, "unsure"},
 }};
+constexpr Words<Backend, 3> k_backends{{
+    {Backend::qemu, "qemu"},
+    {Backend::libvirt, "libvirt"},
+    {Backend::slurm, "slurm"},
+}};
 
 template <typename E, size_t N> std::string_view word(const Words<E, N>& words, E value) {
     for (const auto& [known, text] : words)
@@ -89,6 +94,9 @@ std::string_view to_string(StepRole role) {
 std::string_view to_string(Verdict verdict) {
     return word(k_verdicts, verdict);
 }
+std::string_view to_string(Backend backend) {
+    return word(k_backends, backend);
+}
 
 Expected<BuildOutcome> parse_build_outcome(std::string_view text) {
     return parse(k_build_outcomes, text, "build outcome");
@@ -107,6 +115,9 @@ Expected<StepRole> parse_step_role(std::string_view text) {
 }
 Expected<Verdict> parse_verdict(std::string_view text) {
     return parse(k_verdicts, text, "verdict");
+}
+Expected<Backend> parse_backend(std::string_view text) {
+    return parse(k_backends, text, "backend");
 }
 
 } // namespace rig::core

@@ -46,12 +46,16 @@ enum class StepRole {
 // What a bisect found a commit to be.
 enum class Verdict { good, bad, skip, unsure };
 
+// Where a run's guests boot: a scenario's `backend:`, or `rig run --backend`.
+enum class Backend { qemu, libvirt, slurm };
+
 std::string_view to_string(BuildOutcome outcome);
 std::string_view to_string(RunStatus status);
 std::string_view to_string(HostStatus status);
 std::string_view to_string(BisectStatus status);
 std::string_view to_string(StepRole role);
 std::string_view to_string(Verdict verdict);
+std::string_view to_string(Backend backend);
 
 Expected<BuildOutcome> parse_build_outcome(std::string_view text);
 Expected<RunStatus> parse_run_status(std::string_view text);
@@ -59,5 +63,6 @@ Expected<HostStatus> parse_host_status(std::string_view text);
 Expected<BisectStatus> parse_bisect_status(std::string_view text);
 Expected<StepRole> parse_step_role(std::string_view text);
 Expected<Verdict> parse_verdict(std::string_view text);
+Expected<Backend> parse_backend(std::string_view text);
 
 } // namespace rig::core

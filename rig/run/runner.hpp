@@ -27,6 +27,10 @@ struct RunSettings {
     std::filesystem::path db;      // names the run's jobs (batch_job_name)
     // Guests at once per host, each on a CPU set of its own; 0: the scenario's `jobs`.
     int jobs = 0;
+    // The command line's --backend and --uri, stored with a new run (and `jobs`) so that
+    // its resume carries on the same way; the caller has chosen `hosts` from them.
+    std::optional<core::Backend> backend;
+    std::vector<std::string> uris;
 };
 
 struct RunSummary {

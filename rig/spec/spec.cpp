@@ -720,29 +720,26 @@ Expected<core::Slurm> read_slurm(const Context& context, const Entry& entry) {
 
 Expected<void> read_backend(const Context& context, const std::vector<Entry>& entries,
                             core::Scenario& scenario) {
-    std::string backend_name = "qemu";
     if (const Entry* backend = find_entry(entries, "backend")) {
         Located value = RIG_TRY(read_scalar(context, backend->value, backend->path, "a backend"));
-        if (!contains(k_backends, value.value))
+        auto parsed = core::parse_backend(value.value);
+        if (!parsed)
             return error_at(context, value, unknown("backend", value.value, k_backends));
-        backend_name = value.value;
+        scenario.backend = *parsed;
     }
-    scenario.backend = backend_name == "libvirt" ? core::Backend::libvirt
-                       : backend_name == "slurm" ? core::Backend::slurm
-                                                 : core::Backend::qemu;
     for (std::string_view key : {"uri", "hosts"}) {
         const Entry* entry = find_entry(entries, key);
         if (entry && scenario.backend != core::Backend::libvirt)
             return error_at(context, entry->key_node, entry->path,
                             "'" + std::string(key) +
-                                "' applies only to backend libvirt (backend is " + backend_name +
-                                ")");
+                                "' applies only to backend libvirt (backend is " +
+                                std::string(core::to_string(scenario.backend)) + ")");
     }
     if (const Entry* slurm = find_entry(entries, "slurm")) {
         if (scenario.backend != core::Backend::slurm)
             return error_at(context, slurm->key_node, slurm->path,
-                            "'slurm' applies only to backend slurm (backend is " + backend_name +
-                                ")");
+                            "'slurm' applies only to backend slurm (backend is " +
+                                std::string(core::to_string(scenario.backend)) + ")");
         scenario.slurm = RIG_TRY(read_slurm(context, *slurm));
     } else if (const Entry* backend = find_entry(entries, "backend")) {
         scenario.slurm.loc = loc_of(backend->value);

@@ -14,14 +14,39 @@ std::string params_json(const std::map<std::string, std::string>& params) {
 }
 
 const char* const k_run_columns = "id, scenario_name, scenario_file, scenario_text, scenario_hash, "
-                                  "host_facts, rig_version, started_at, finished_at, status";
+                                  "host_facts, rig_version, started_at, finished_at, status, "
+                                  "backend, uris, jobs";
+
+Expected<std::vector<std::string>> read_uris(const std::string& text) {
+    util::Json uris = util::Json::parse(text, nullptr, false);
+    std::vector<std::string> out;
+    if (!uris.is_array())
+        return fail(ErrorKind::infra, "runs.uris is not a JSON array: " + text);
+    for (const util::Json& uri : uris) {
+        if (!uri.is_string())
+            return fail(ErrorKind::infra, "runs.uris holds a non-string: " + text);
+        out.push_back(uri.get<std::string>());
+    }
+    return out;
+}
 
 Expected<RunInfo> read_run(const Statement& row) {
-    // Parsed before the aggregate: a RIG_TRY that returns from inside a braced initializer
-    // leaks the members GCC built before it.
-    core::RunStatus status = RIG_TRY(stored(core::parse_run_status(row.text(9)), "runs.status"));
-    return RunInfo{row.integer(0), row.text(1), row.text(2), row.text(3), row.text(4),
-                   row.text(5),    row.text(6), row.text(7), row.text(8), status};
+    RunInfo run;
+    run.id = row.integer(0);
+    run.scenario_name = row.text(1);
+    run.scenario_file = row.text(2);
+    run.scenario_text = row.text(3);
+    run.scenario_hash = row.text(4);
+    run.host_facts = row.text(5);
+    run.rig_version = row.text(6);
+    run.started_at = row.text(7);
+    run.finished_at = row.text(8);
+    run.status = RIG_TRY(stored(core::parse_run_status(row.text(9)), "runs.status"));
+    if (!row.text(10).empty())
+        run.backend = RIG_TRY(stored(core::parse_backend(row.text(10)), "runs.backend"));
+    run.uris = RIG_TRY(read_uris(row.text(11)));
+    run.jobs = static_cast<int>(row.integer(12));
+    return run;
 }
 
 Expected<std::optional<RunInfo>> query_run(Impl& db, const std::string& sql, const auto&... args) {
@@ -36,13 +61,15 @@ Expected<std::optional<RunInfo>> query_run(Impl& db, const std::string& sql, con
 Expected<int64_t> Database::begin_run(const RunInfo& run) {
     const std::string sql =
         std::string("INSERT INTO runs (scenario_name, scenario_file, scenario_text, "
-                    "scenario_hash, host_facts, rig_version, started_at, status) "
-                    "VALUES (?1, ?2, ?3, ?4, COALESCE(NULLIF(?5, ''), '{}'), ?6, "
+                    "scenario_hash, host_facts, rig_version, started_at, status, backend, "
+                    "uris, jobs) VALUES (?1, ?2, ?3, ?4, COALESCE(NULLIF(?5, ''), '{}'), ?6, "
                     "COALESCE(NULLIF(?7, ''), ") +
-        k_now + "), ?8)";
+        k_now + "), ?8, ?9, ?10, ?11)";
+    std::string backend = run.backend ? std::string(core::to_string(*run.backend)) : "";
     RIG_TRY(execute(*m_impl, sql, run.scenario_name, run.scenario_file, run.scenario_text,
                     run.scenario_hash, run.host_facts, run.rig_version, run.started_at,
-                    core::to_string(run.status)));
+                    core::to_string(run.status), backend, util::json_line(util::Json(run.uris)),
+                    run.jobs));
     return sqlite3_last_insert_rowid(m_impl->m_db);
 }
 

@@ -213,11 +213,22 @@ const char* const k_v6_sample_cpus = R"sql(
 ALTER TABLE samples ADD COLUMN cpus TEXT NOT NULL DEFAULT '';
 )sql";
 
+// v7: how a run was started where the command line overrode its scenario (--backend,
+// --uri, --jobs), so that `rig run --resume` carries on the same way. '' and 0: the
+// scenario's (every run before v7).
+const char* const k_v7_run_launch = R"sql(
+ALTER TABLE runs ADD COLUMN backend TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN uris TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE runs ADD COLUMN jobs INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 } // namespace
 
 const std::vector<std::string>& migrations() {
     static const std::vector<std::string> scripts{
-        k_v1, k_v2_run_hosts, k_v3_report_index, k_v4_bisect, k_v5_metrics_index, k_v6_sample_cpus};
+        k_v1,           k_v2_run_hosts,     k_v3_report_index,
+        k_v4_bisect,    k_v5_metrics_index, k_v6_sample_cpus,
+        k_v7_run_launch};
     return scripts;
 }
 

@@ -34,6 +34,10 @@ struct RunInfo {
     std::string started_at;  // ISO 8601 UTC
     std::string finished_at; // empty while the run is open or was killed
     core::RunStatus status = core::RunStatus::running;
+    // What the command line chose over the scenario, for a resume to choose again:
+    std::optional<core::Backend> backend; // --backend; none: the scenario's
+    std::vector<std::string> uris;        // --uri (libvirt); empty: the scenario's
+    int jobs = 0;                         // --jobs; 0: the scenario's
 };
 
 // A kernel image rig built or fetched, keyed by everything that determines its bytes.

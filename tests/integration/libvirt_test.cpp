@@ -140,7 +140,8 @@ TEST(Libvirt, ScratchDiskIsAttachedAsOnTheQemuBackend) {
 
 // --jobs 2 through libvirt's own pinning (<cputune>): two one-vCPU guests at once, each
 // QEMU's threads on the CPU its sample records, and a kill -9 with both in flight that
-// the autodestroy domains do not outlive; the resume stores every sample once.
+// the autodestroy domains do not outlive; the resume stores every sample once. The resume
+// names no backend: it carries on through libvirt as the run started.
 TEST(Libvirt, TwoPinnedGuestsAtOnceSurviveAKillAndResume) {
     start_libvirtd();
     Scratch scratch("jobs");
@@ -170,7 +171,6 @@ TEST(Libvirt, TwoPinnedGuestsAtOnceSurviveAKillAndResume) {
     // The samples in flight run again in the resume, maybe on the other CPU.
     seen = {};
     std::vector<std::string> resume{"--db", scratch.db.string(), "run", "--resume"};
-    resume.insert(resume.end(), libvirt.begin(), libvirt.end());
     pid_t resumed = rig::test::start_rig_logged(resume, scratch.dir / "resume.log");
     int status =
         rig::test::watch_guests_until_exit(resumed, scratch.dir.string(), seen, k_run_timeout);

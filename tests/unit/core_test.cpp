@@ -221,6 +221,9 @@ TEST(StatusWords, RoundTripAndUnknownTextIsAnError) {
     EXPECT_EQ(to_string(BuildOutcome::build_failed), "build-failed");
     EXPECT_EQ(*parse_host_status("dropped"), HostStatus::dropped);
     EXPECT_EQ(*parse_verdict("unsure"), Verdict::unsure);
+    for (auto backend : {Backend::qemu, Backend::libvirt, Backend::slurm})
+        EXPECT_EQ(*parse_backend(to_string(backend)), backend);
+    EXPECT_FALSE(parse_backend("kvm"));
     auto unknown = parse_bisect_status("");
     ASSERT_FALSE(unknown);
     EXPECT_EQ(unknown.error().message,

@@ -266,21 +266,23 @@ TEST(StoreOpen, ASampleKeepsTheCpusItRanOn) {
 TEST(StoreOpen, Version4DatabaseGetsTheMetricsIndexAndKeepsItsMetrics) {
     TempDir dir;
     auto path = dir.path() / "results.db";
-    int64_t run_id = 0;
-    {
-        std::vector<std::string> v4(migrations().begin(), migrations().begin() + 4);
-        auto db = Database::open(path, v4);
-        ASSERT_TRUE(db) << db.error().message;
-        run_id = (*db)->begin_run(make_run()).value();
-        ASSERT_TRUE((*db)->add_cells(run_id, {make_cell("aaaaaaaaaaaa")}));
-    }
-    // Today's add_sample writes columns a version 4 database lacks: the rows as v4 had them.
+    const int64_t run_id = 1;
+    std::vector<std::string> v4(migrations().begin(), migrations().begin() + 4);
+    ASSERT_TRUE(Database::open(path, v4));
+    // Today's begin_run and add_sample write columns a version 4 database lacks: the rows
+    // as v4 had them.
     sqlite3* handle = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &handle), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(handle, "INSERT INTO runs (id, started_at) VALUES (1, 'now')", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    {
+        auto db = Database::open(path, v4);
+        ASSERT_TRUE(db) << db.error().message;
+        ASSERT_TRUE((*db)->add_cells(run_id, {make_cell("aaaaaaaaaaaa")}));
+    }
     std::string insert = "INSERT INTO samples (id, run_id, cell_id, repetition, outcome) VALUES "
-                         "(1, " +
-                         std::to_string(run_id) +
-                         ", 'aaaaaaaaaaaa', 0, 'ok');"
+                         "(1, 1, 'aaaaaaaaaaaa', 0, 'ok');"
                          "INSERT INTO metrics (sample_id, name, value, unit) VALUES "
                          "(1, 'compile_seconds', 1.25, 's'), (1, 'files', 40, '');";
     EXPECT_EQ(sqlite3_exec(handle, insert.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
@@ -356,6 +358,26 @@ TEST(StoreRuns, EmptyStartGetsDefaults) {
     EXPECT_EQ(stored->started_at.size(), std::string("2024-05-01T10:00:00Z").size());
     EXPECT_EQ(stored->host_facts, "{}");
     EXPECT_EQ(stored->status, core::RunStatus::running);
+    // Nothing given on the command line: a resume takes the scenario's choices.
+    EXPECT_FALSE(stored->backend);
+    EXPECT_TRUE(stored->uris.empty());
+    EXPECT_EQ(stored->jobs, 0);
+}
+
+// What `rig run --backend libvirt --uri A --uri B --jobs 2` chose, for its resume.
+TEST(StoreRuns, CommandLineChoicesAreKeptForTheResume) {
+    TempDir dir;
+    auto db = open_ok(dir.path() / "results.db");
+    ASSERT_TRUE(db);
+    RunInfo info = make_run();
+    info.backend = core::Backend::libvirt;
+    info.uris = {"qemu:///system", "qemu+ssh://lab2/system?keyfile=/k\"q"};
+    info.jobs = 2;
+    auto stored = db->run(db->begin_run(info).value()).value();
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(stored->backend, core::Backend::libvirt);
+    EXPECT_EQ(stored->uris, info.uris);
+    EXPECT_EQ(stored->jobs, 2);
 }
 
 TEST(StoreRuns, AStatusWordRigDoesNotKnowIsAnErrorNotADefault) {
