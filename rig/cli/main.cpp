@@ -36,7 +36,7 @@ std::pair<CLI::App*, CLI::Option*> add_run_command(CLI::App& app, RunCommandOpti
                options.backend = *rig::core::parse_backend(name);
            },
            "qemu, libvirt or slurm, instead of the scenario's backend")
-        ->check(CLI::IsMember({"qemu", "libvirt", "slurm"}));
+        ->check(CLI::IsMember(rig::core::backend_words()));
     run->add_option("--uri", options.uris,
                     "libvirt URI, instead of the scenario's uri and hosts; give it more "
                     "than once to spread the cells over several hosts")

@@ -120,4 +120,11 @@ Expected<Backend> parse_backend(std::string_view text) {
     return parse(k_backends, text, "backend");
 }
 
+std::vector<std::string> backend_words() {
+    std::vector<std::string> words;
+    for (const auto& [value, text] : k_backends)
+        words.emplace_back(text);
+    return words;
+}
+
 } // namespace rig::core

@@ -7,6 +7,7 @@
 #include "util/error.hpp"
 
 #include <string_view>
+#include <vector>
 
 namespace rig::core {
 
@@ -64,5 +65,8 @@ Expected<BisectStatus> parse_bisect_status(std::string_view text);
 Expected<StepRole> parse_step_role(std::string_view text);
 Expected<Verdict> parse_verdict(std::string_view text);
 Expected<Backend> parse_backend(std::string_view text);
+
+// The backends' words in their table's order: for a "did you mean" and the CLI's check.
+std::vector<std::string> backend_words();
 
 } // namespace rig::core

@@ -39,7 +39,6 @@ const std::vector<std::string> k_generate_keys{"units", "headers", "functions"};
 const std::vector<std::string> k_guest_keys{"memory", "cpus", "accel", "count_9p", "scratch"};
 const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
 const std::vector<std::string> k_accels{"auto", "kvm", "tcg"};
-const std::vector<std::string> k_backends{"qemu", "libvirt", "slurm"};
 const std::vector<std::string> k_slurm_keys{"partition", "time",   "account", "constraint",
                                             "exclusive", "sbatch", "shared"};
 // sbatch options rig sets itself for every job: the array, its name (how a resumed run
@@ -724,7 +723,7 @@ Expected<void> read_backend(const Context& context, const std::vector<Entry>& en
         Located value = RIG_TRY(read_scalar(context, backend->value, backend->path, "a backend"));
         auto parsed = core::parse_backend(value.value);
         if (!parsed)
-            return error_at(context, value, unknown("backend", value.value, k_backends));
+            return error_at(context, value, unknown("backend", value.value, core::backend_words()));
         scenario.backend = *parsed;
     }
     for (std::string_view key : {"uri", "hosts"}) {

@@ -215,7 +215,7 @@ TEST(Run, JunkAndForgedRecordsChangeNothingAndMemoryStaysBounded) {
         {std::getenv("RIG_BINARY"), "--db", scratch.db.string(), "run", "tests/data/run/junk.yaml"},
         options);
     ASSERT_TRUE(rig) << rig.error().message;
-    // Sampled while it runs: rig must not hold the 85 MB the guest printed.
+    // Sampled while it runs: rig must not hold the 70 MB the guest printed.
     long peak_kib = 0;
     std::optional<int> status;
     for (int i = 0; i < 15 * 60 * 5 && !status; ++i) {

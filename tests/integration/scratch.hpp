@@ -130,8 +130,9 @@ struct SeenGuests {
     size_t most_at_once = 0;
 };
 
-// One look at the QEMU processes of a test's folder `needle`, added to `seen`.
-inline void look_at_guests(const std::string& needle, SeenGuests& seen) {
+// One look at the QEMU processes of a test's folder `needle`, added to `seen`; how many
+// it saw, so that a caller waiting for guests judges by the same look it recorded.
+inline size_t look_at_guests(const std::string& needle, SeenGuests& seen) {
     static const std::regex sample_dir("/runs/[0-9]+/([0-9a-f]{12})/([0-9]+)/");
     auto guests = qemu_threads(needle);
     seen.most_at_once = std::max(seen.most_at_once, guests.size());
@@ -141,6 +142,7 @@ inline void look_at_guests(const std::string& needle, SeenGuests& seen) {
             seen.cpus[match[1].str() + "/" + match[2].str()].insert(guest.cpu_lists.begin(),
                                                                     guest.cpu_lists.end());
     }
+    return guests.size();
 }
 
 // Each stored sample is ok, ran on one of the host's CPUs 0 and 1 (two one-vCPU guests at

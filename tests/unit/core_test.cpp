@@ -224,6 +224,7 @@ TEST(StatusWords, RoundTripAndUnknownTextIsAnError) {
     for (auto backend : {Backend::qemu, Backend::libvirt, Backend::slurm})
         EXPECT_EQ(*parse_backend(to_string(backend)), backend);
     EXPECT_FALSE(parse_backend("kvm"));
+    EXPECT_EQ(backend_words(), (std::vector<std::string>{"qemu", "libvirt", "slurm"}));
     auto unknown = parse_bisect_status("");
     ASSERT_FALSE(unknown);
     EXPECT_EQ(unknown.error().message,
