@@ -343,6 +343,10 @@ Expected<Spawned> spawn_group(Launch& launch) {
     if (pid <= 0)
         return fail(ErrorKind::infra, "cannot start " + launch.name + ": " +
                                           (ec ? ec.message() : std::string("unknown error")));
+    // Known gap: the leader has exec'd by now, so a SIGKILL of rig before this fork leaves
+    // what the leader started meanwhile outside any watch (the leader itself still gets
+    // PDEATHSIG). Closing it needs the watcher in place before the exec, e.g. a pipe whose
+    // write end only rig holds, read by a watcher the child forks before it execs.
     auto watcher = spawn_watcher(pid, launch.parent);
     if (!watcher) {
         // A child nothing would stop after a kill of rig is not started at all.

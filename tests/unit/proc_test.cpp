@@ -10,6 +10,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
@@ -408,9 +409,28 @@ pid_t fork_stand_in(const std::function<void()>& start) {
     return helper;
 }
 
+// Whether the watcher of `member`'s process group is in place: it names itself last, after
+// joining the group and asking for its wakeup signal.
+bool watcher_watches(pid_t member) {
+    pid_t group = ::getpgid(member);
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        pid_t pid = static_cast<pid_t>(std::strtol(entry.path().filename().c_str(), nullptr, 10));
+        if (pid > 0 && ::getpgid(pid) == group &&
+            read_text(entry.path() / "comm") == "rig-watcher\n")
+            return true;
+    }
+    return false;
+}
+
 // kill -9 of the stand-in, then whether `pid` (a grandchild of the stand-in) is gone in
-// time; one that is not is killed, so that no test leaves it behind.
+// time; one that is not is killed, so that no test leaves it behind. The kill waits for
+// the group's watcher: rig forks it once the leader has started, so the leader's program
+// may run (here: start `pid`) a moment before it exists, longer under the sanitizers: a
+// known gap, described at spawn_group in rig/proc/process.cpp.
 bool gone_after_killing(pid_t helper, pid_t pid, std::chrono::milliseconds limit) {
+    auto deadline = Clock::now() + 10s;
+    while (!watcher_watches(pid) && Clock::now() < deadline)
+        std::this_thread::sleep_for(5ms);
     ::kill(helper, SIGKILL);
     ::waitpid(helper, nullptr, 0);
     bool gone = gone_within(pid, limit);
