@@ -2,6 +2,8 @@
 // The status words' one table each, read both ways.
 #include "core/status.hpp"
 
+#include "util/strings.hpp"
+
 #include <array>
 #include <string>
 #include <utility>
@@ -62,16 +64,21 @@ template <typename E, size_t N> std::string_view word(const Words<E, N>& words, 
     return "?";
 }
 
+// A table's words in its order.
+template <typename E, size_t N> std::vector<std::string> texts(const Words<E, N>& words) {
+    std::vector<std::string> out;
+    for (const auto& [value, text] : words)
+        out.emplace_back(text);
+    return out;
+}
+
 template <typename E, size_t N>
 Expected<E> parse(const Words<E, N>& words, std::string_view text, const char* what) {
     for (const auto& [value, known] : words)
         if (known == text)
             return value;
-    std::string list;
-    for (const auto& [value, known] : words)
-        list += (list.empty() ? "" : ", ") + std::string(known);
-    return fail(ErrorKind::infra,
-                "'" + std::string(text) + "' is not a " + what + " (" + list + ")");
+    return fail(ErrorKind::infra, "'" + std::string(text) + "' is not a " + what + " (" +
+                                      util::join(texts(words), ", ") + ")");
 }
 
 } // namespace
@@ -121,10 +128,7 @@ Expected<Backend> parse_backend(std::string_view text) {
 }
 
 std::vector<std::string> backend_words() {
-    std::vector<std::string> words;
-    for (const auto& [value, text] : k_backends)
-        words.emplace_back(text);
-    return words;
+    return texts(k_backends);
 }
 
 } // namespace rig::core

@@ -260,12 +260,21 @@ struct Workload {
 // Writes an object file, which the planted error refuses under cache=mmap.
 const Workload k_object_write{"{command: \"echo object > probe.o && cat probe.o\"}"};
 
+// `command` in a generated project of four units (five sources with main.c).
+Workload in_project(const std::string& command) {
+    return {"{generate: {units: 4, headers: 2, functions: 8}, command: \"" + command + "\"}"};
+}
+
 // Opens: ten rounds of the shell opening each of the project's five sources itself (a
 // builtin read, no program started: every exec opens its binary and libraries over the
 // root share, another 20 or so opens). Measured under TCG: 0.3 s as built, 1.1 s with a
 // 20 ms sleep in every 9p open, 1.8 s with two.
-const Workload k_opens{"{generate: {units: 4, headers: 2, functions: 8}, command: \"for i in 1 2 "
-                       "3 4 5 6 7 8 9 10; do for f in *.c; do read -r line < $f; done; done\"}"};
+const Workload k_opens =
+    in_project("for i in 1 2 3 4 5 6 7 8 9 10; do for f in *.c; do read -r line < $f; done; done");
+
+// Stats: each ls -l stats every file of the project: loose mode answers from the inode,
+// the planted caching regression asks the server each time.
+const Workload k_stats = in_project("for i in 1 2 3 4 5 6 7 8; do ls -lR > /dev/null; done");
 
 // One git kernel as [base, release] (the kernels suite's folder), cache loose and mmap.
 fs::path write_scenario(const Scratch& scratch, const std::string& name,
@@ -566,12 +575,7 @@ TEST(Bisect, ACommitHalfwayBetweenTheEndpointsEndsAsARangeNotACulprit) {
 TEST(Bisect, PlantedCachingRegressionFoundOnAMetricWithOneSamplePerStep) {
     Scratch scratch("metric");
     const CachingHistory& h = caching_history();
-    // Each ls -l stats every file of the project: loose mode answers from the inode, the
-    // culprit asks the server each time.
-    fs::path scenario = write_scenario(
-        scratch, "bisect-metric",
-        {"{generate: {units: 4, headers: 2, functions: 8}, command: \"for i in 1 2 3 4 5 6 7 8; "
-         "do ls -lR > /dev/null; done\"}"});
+    fs::path scenario = write_scenario(scratch, "bisect-metric", k_stats);
     auto args =
         start_args(scratch, scenario, "cache=loose", h.good, h.bad,
                    {"--criterion", "metric:9p.work.getattr:+50%", "--samples", "3", "--jobs", "2"});

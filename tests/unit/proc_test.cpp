@@ -43,16 +43,21 @@ bool process_gone(pid_t pid) {
     return name_end == std::string::npos || stat.compare(name_end, 3, ") Z") == 0;
 }
 
-// The limits are generous: they pass at once when all goes well, and an address-sanitized
-// build on a loaded two-core machine can take seconds to reap a group.
-bool gone_within(pid_t pid, std::chrono::milliseconds limit) {
+// Whether `done()` holds within `limit`, looked at every 5 ms.
+bool holds_within(const std::function<bool()>& done, std::chrono::milliseconds limit) {
     auto deadline = Clock::now() + limit;
-    while (!process_gone(pid)) {
+    while (!done()) {
         if (Clock::now() >= deadline)
             return false;
         std::this_thread::sleep_for(5ms);
     }
     return true;
+}
+
+// The limits are generous: they pass at once when all goes well, and an address-sanitized
+// build on a loaded two-core machine can take seconds to reap a group.
+bool gone_within(pid_t pid, std::chrono::milliseconds limit) {
+    return holds_within([pid] { return process_gone(pid); }, limit);
 }
 
 // Reads a pid that a child wrote to a file, waiting for the write.
@@ -428,9 +433,7 @@ bool watcher_watches(pid_t member) {
 // may run (here: start `pid`) a moment before it exists, longer under the sanitizers: a
 // known gap, described at spawn_group in rig/proc/process.cpp.
 bool gone_after_killing(pid_t helper, pid_t pid, std::chrono::milliseconds limit) {
-    auto deadline = Clock::now() + 10s;
-    while (!watcher_watches(pid) && Clock::now() < deadline)
-        std::this_thread::sleep_for(5ms);
+    holds_within([pid] { return watcher_watches(pid); }, 10s);
     ::kill(helper, SIGKILL);
     ::waitpid(helper, nullptr, 0);
     bool gone = gone_within(pid, limit);
@@ -476,9 +479,7 @@ TEST(Run, GroupGetsSigtermThenSigkillWhenItsParentDies) {
     pid_t sleep_pid = read_pid(pid_file);
     ASSERT_GT(sleep_pid, 0);
     EXPECT_TRUE(gone_after_killing(helper, sleep_pid, 10s));
-    auto deadline = Clock::now() + 10s;
-    while (read_text(note).empty() && Clock::now() < deadline)
-        std::this_thread::sleep_for(5ms);
+    holds_within([&] { return !read_text(note).empty(); }, 10s);
     EXPECT_EQ(read_text(note), "terminated\n");
 
     auto stubborn_file = dir.path() / "stubborn";
