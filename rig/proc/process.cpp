@@ -120,13 +120,19 @@ struct Pipe {
     Fd write;
 };
 
-Expected<Pipe> make_pipe() {
+// Both ends blocking and close-on-exec.
+Expected<Pipe> blocking_pipe() {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0)
         return fail(ErrorKind::infra, "pipe2: " + errno_message(errno));
     Pipe pipe{Fd(fds[0]), Fd(fds[1])};
     pipe.read = RIG_TRY(above_stdio(std::move(pipe.read)));
     pipe.write = RIG_TRY(above_stdio(std::move(pipe.write)));
+    return pipe;
+}
+
+Expected<Pipe> make_pipe() {
+    Pipe pipe = RIG_TRY(blocking_pipe());
     // Only our end is non-blocking; the child's writes must block when the pipe is full.
     int flags = ::fcntl(pipe.read.get(), F_GETFL);
     if (flags < 0 || ::fcntl(pipe.read.get(), F_SETFL, flags | O_NONBLOCK) < 0)
@@ -159,6 +165,10 @@ struct Launch {
     std::array<int, 3> stdio{-1, -1, -1};
     pid_t parent = -1;
     std::optional<cpu_set_t> affinity; // nullopt: inherit rig's
+    // The handshake with the group's watcher (spawn_group): the child writes its pid to
+    // the first and execs once the second brings a byte.
+    int to_watcher = -1;
+    int from_watcher = -1;
 };
 
 Expected<Launch> prepare(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
@@ -255,6 +265,16 @@ public:
         if (m_launch.affinity &&
             ::sched_setaffinity(0, sizeof(cpu_set_t), &*m_launch.affinity) != 0)
             die("sched_setaffinity failed");
+        // The program runs only once the watcher is in its group: whatever it starts is
+        // then watched from its first instruction.
+        pid_t self = ::getpid();
+        char joined = 0;
+        if (::write(m_launch.to_watcher, &self, sizeof self) != sizeof self)
+            die("cannot reach the group's watcher");
+        if (::read(m_launch.from_watcher, &joined, 1) != 1) {
+            errno = ECHILD;
+            die("the group's watcher did not join");
+        }
     }
 
     // On exec failure Boost returns an empty child and never waits for the pid it forked.
@@ -271,19 +291,24 @@ private:
     Launch& m_launch;
 };
 
-// Runs in a forked copy of rig that stays a member of the child's process group and
-// stops the whole group once rig dies, even by SIGKILL: PR_SET_PDEATHSIG reaches the
-// leader alone, and a killed make would leave its sub-makes and compilers running in the
-// build folder. The grace is measured once it has left the group, so that it can tell
-// when the rest is gone. Async-signal-safe calls only: rig is multithreaded and another
-// thread may have held any lock at the fork.
-[[noreturn]] void watch_group(pid_t group, pid_t rig) {
+// Runs in a forked copy of rig that joins the child's process group before the child
+// execs and stops the whole group once rig dies, even by SIGKILL: PR_SET_PDEATHSIG
+// reaches the leader alone, and a killed make would leave its sub-makes and compilers
+// running in the build folder. The grace is measured once it has left the group, so that
+// it can tell when the rest is gone. Async-signal-safe calls only: rig is multithreaded
+// and another thread may have held any lock at the fork.
+[[noreturn]] void watch_group(pid_t rig, int from_leader, int to_leader) {
     sigset_t all;
     ::sigfillset(&all);
     ::sigprocmask(SIG_SETMASK, &all, nullptr);
-    ::setpgid(0, group);
     ::prctl(PR_SET_PDEATHSIG, k_watcher_wakeup);
     ::prctl(PR_SET_NAME, "rig-watcher");
+    // The leader's pid, once it has its group; end of file: it never got that far.
+    pid_t group = -1;
+    if (::read(from_leader, &group, sizeof group) != sizeof group || ::setpgid(0, group) != 0)
+        ::_exit(0);
+    char joined = 1;
+    (void)::write(to_leader, &joined, 1);
     // rig's descriptors would keep pipes from reaching EOF and flocks held after rig died.
     ::close_range(0, ~0U, 0);
     sigset_t wakeup;
@@ -301,16 +326,26 @@ private:
     ::_exit(0);
 }
 
-// Forks the watcher of `leader`'s group. Both sides put it in the group, as a shell does
-// for a job, so that neither order of scheduling leaves it outside.
-Expected<pid_t> spawn_watcher(pid_t leader, pid_t rig) {
+// Forks the watcher of the next child's group, which waits for that child's pid (see
+// watch_group and ChildSetup). `to_leader` is the watcher's alone once this returns.
+Expected<pid_t> spawn_watcher(pid_t rig, const Pipe& from_leader, Pipe& to_leader) {
     pid_t pid = ::fork();
-    if (pid == 0)
-        watch_group(leader, rig);
+    if (pid == 0) {
+        // Its own copy of the write end would keep it from ever seeing end of file.
+        ::close(from_leader.write.get());
+        watch_group(rig, from_leader.read.get(), to_leader.write.get());
+    }
     if (pid < 0)
         return fail(ErrorKind::infra, "fork: " + errno_message(errno));
-    ::setpgid(pid, leader);
+    // The leader must see end of file, not wait forever, if the watcher dies.
+    to_leader.write.reset();
     return pid;
+}
+
+void kill_and_reap(pid_t pid) {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
 }
 
 // A started child: the leader of its own process group, and the watcher in that group.
@@ -326,6 +361,14 @@ Expected<Spawned> spawn_group(Launch& launch) {
     // this spawn would then block until that child (QEMU, say) exits. One spawn at a time.
     static std::mutex spawn_mutex;
     std::lock_guard lock(spawn_mutex);
+    // The watcher is forked first and joins the child's group before the child execs: a
+    // child nothing would stop after a kill of rig does not run at all.
+    Pipe to_watcher = RIG_TRY(blocking_pipe());
+    Pipe to_leader = RIG_TRY(blocking_pipe());
+    pid_t watcher = RIG_TRY(spawn_watcher(launch.parent, to_watcher, to_leader));
+    to_watcher.read.reset();
+    launch.to_watcher = to_watcher.write.get();
+    launch.from_watcher = to_leader.read.get();
     ChildSetup setup(launch);
     std::error_code ec;
     pid_t pid = -1;
@@ -338,25 +381,15 @@ Expected<Spawned> spawn_group(Launch& launch) {
             child.detach();
         }
     } catch (const std::exception& e) {
+        kill_and_reap(watcher);
         return fail(ErrorKind::infra, "cannot start " + launch.name + ": " + e.what());
     }
-    if (pid <= 0)
+    if (pid <= 0) {
+        kill_and_reap(watcher);
         return fail(ErrorKind::infra, "cannot start " + launch.name + ": " +
                                           (ec ? ec.message() : std::string("unknown error")));
-    // Known gap: the leader has exec'd by now, so a SIGKILL of rig before this fork leaves
-    // what the leader started meanwhile outside any watch (the leader itself still gets
-    // PDEATHSIG). Closing it needs the watcher in place before the exec, e.g. a pipe whose
-    // write end only rig holds, read by a watcher the child forks before it execs.
-    auto watcher = spawn_watcher(pid, launch.parent);
-    if (!watcher) {
-        // A child nothing would stop after a kill of rig is not started at all.
-        ::kill(-pid, SIGKILL);
-        while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-        }
-        return fail(ErrorKind::infra,
-                    "cannot start " + launch.name + ": " + watcher.error().message);
     }
-    return Spawned{pid, *watcher};
+    return Spawned{pid, watcher};
 }
 
 // A child and its process group. Signals go to the group only while the leader is not
@@ -429,9 +462,7 @@ private:
         if (m_watcher <= 0)
             return;
         // Not reaped yet, so the number is still the watcher's own.
-        ::kill(m_watcher, SIGKILL);
-        while (::waitpid(m_watcher, nullptr, 0) < 0 && errno == EINTR) {
-        }
+        kill_and_reap(m_watcher);
         m_watcher = -1;
     }
 

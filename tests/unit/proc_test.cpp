@@ -428,12 +428,10 @@ bool watcher_watches(pid_t member) {
 }
 
 // kill -9 of the stand-in, then whether `pid` (a grandchild of the stand-in) is gone in
-// time; one that is not is killed, so that no test leaves it behind. The kill waits for
-// the group's watcher: rig forks it once the leader has started, so the leader's program
-// may run (here: start `pid`) a moment before it exists, longer under the sanitizers: a
-// known gap, described at spawn_group in rig/proc/process.cpp.
+// time; one that is not is killed, so that no test leaves it behind. The group's watcher
+// joins it before the leader execs, so it is there already.
 bool gone_after_killing(pid_t helper, pid_t pid, std::chrono::milliseconds limit) {
-    holds_within([pid] { return watcher_watches(pid); }, 10s);
+    EXPECT_TRUE(watcher_watches(pid));
     ::kill(helper, SIGKILL);
     ::waitpid(helper, nullptr, 0);
     bool gone = gone_within(pid, limit);
@@ -443,6 +441,17 @@ bool gone_after_killing(pid_t helper, pid_t pid, std::chrono::milliseconds limit
 }
 
 } // namespace
+
+// The watcher joins the group before the leader execs, so the program finds it there
+// from its start: a kill of rig at any moment leaves nothing the program started running.
+TEST(Run, TheProgramStartsWithItsWatcherInItsGroup) {
+    auto result = must_run({"sh", "-c",
+                            "g=$(cut -d' ' -f5 /proc/$$/stat); cat /proc/[0-9]*/stat 2>/dev/null |"
+                            " awk -v g=\"$g\" '$2 == \"(rig-watcher)\" && $5 == g { n++ }"
+                            " END { print n + 0 }'"},
+                           limits(10s));
+    EXPECT_EQ(result.out, "1\n");
+}
 
 // make's sub-makes and compilers are the leader's children: PR_SET_PDEATHSIG does not
 // reach them, the group's watcher does.
