@@ -223,6 +223,33 @@ Scan scan_console(std::string_view text, size_t max_lines) {
     return scan;
 }
 
+std::optional<uint64_t> printk_micros(std::string_view line) {
+    if (auto prefix = syslog_prefix(line))
+        line.remove_prefix(prefix->length);
+    // "[", spaces, seconds, ".", six digits of microseconds, "]".
+    if (line.empty() || line[0] != '[')
+        return std::nullopt;
+    size_t i = 1;
+    while (i < line.size() && line[i] == ' ')
+        ++i;
+    uint64_t seconds = 0;
+    size_t digits = 0;
+    for (; i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])) && digits < 12;
+         ++i, ++digits)
+        seconds = seconds * 10 + static_cast<uint64_t>(line[i] - '0');
+    if (digits == 0 || line.substr(i, 1) != ".")
+        return std::nullopt;
+    uint64_t micros = 0;
+    for (size_t k = 1; k <= 6; ++k) {
+        if (i + k >= line.size() || !std::isdigit(static_cast<unsigned char>(line[i + k])))
+            return std::nullopt;
+        micros = micros * 10 + static_cast<uint64_t>(line[i + k] - '0');
+    }
+    if (line.substr(i + 7, 1) != "]")
+        return std::nullopt;
+    return seconds * 1000000 + micros;
+}
+
 Scan scan_module_output(std::string_view text, size_t max_lines) {
     Scan scan;
     for_each_line(text, [&](std::string_view line) {

@@ -4,6 +4,7 @@
 
 #include "core/sample.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,10 @@ Scan scan_console(std::string_view text, size_t max_lines = 200);
 // its error- and warning-level lines count, except those classify_line finds anyway:
 // the console, where the same lines appear, counts those.
 Scan scan_module_output(std::string_view text, size_t max_lines = 200);
+
+// The printk timestamp of a kernel log line ("<6>[    1.234567] ..."; the "<N>" is
+// optional) in microseconds since boot, or nullopt for a line without one.
+std::optional<uint64_t> printk_micros(std::string_view line);
 
 // Adds `more` into `into`, keeping its line limit and counting what it drops.
 void merge_scan(Scan& into, Scan more, size_t max_lines = 200);

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when the layout changes, so that cached archives are rebuilt.
-constexpr const char* k_layout_version = "5";
+constexpr const char* k_layout_version = "6";
 
 fs::path find_busybox() {
     for (const char* candidate : {"/bin/busybox", "/usr/bin/busybox"})
@@ -64,6 +64,19 @@ std::string strip_compression(std::string path) {
         if (path.ends_with(suffix))
             return path.substr(0, path.size() - std::string(suffix).size());
     return path;
+}
+
+// A load-order file for the agent: one module path a line (as the archive holds it,
+// uncompressed), a "-" line after each wave but the last (guests/README.md).
+std::string module_list(const std::vector<std::vector<std::string>>& waves) {
+    std::string list;
+    for (const auto& wave : waves) {
+        if (!list.empty())
+            list += "-\n";
+        for (const std::string& module : wave)
+            list += strip_compression(module) + "\n";
+    }
+    return list;
 }
 
 void add_parents(CpioWriter& cpio, std::set<std::string>& made, const std::string& path) {
@@ -150,17 +163,19 @@ Expected<fs::path> base_initramfs(const kernel::Artifact& kernel, const fs::path
     if (busybox.empty())
         return fail(ErrorKind::infra, "busybox not found (install busybox-static)");
     // One load order per filesystem; the archive holds the union of their modules.
-    std::map<core::Fs, std::vector<std::string>> orders;
-    std::vector<std::string> scratch_order;
+    std::map<core::Fs, std::string> lists;
+    std::string scratch_list;
     std::set<std::string> modules;
     if (!kernel.modules_dir.empty()) { // else everything needed must be built in
         auto index = RIG_TRY(read_module_index(kernel.modules_dir));
-        for (core::Fs fs : {core::Fs::v9p, core::Fs::virtiofs, core::Fs::fuse}) {
-            orders[fs] = RIG_TRY(module_paths(kernel, index, guest_modules(fs)));
-            modules.insert(orders[fs].begin(), orders[fs].end());
-        }
-        scratch_order = RIG_TRY(module_paths(kernel, index, scratch_modules()));
-        modules.insert(scratch_order.begin(), scratch_order.end());
+        auto list_of = [&](const ModuleSet& set) -> Expected<std::string> {
+            std::vector<std::string> order = RIG_TRY(module_paths(kernel, index, set));
+            modules.insert(order.begin(), order.end());
+            return module_list(load_waves(index, order));
+        };
+        for (core::Fs fs : {core::Fs::v9p, core::Fs::virtiofs, core::Fs::fuse})
+            lists[fs] = RIG_TRY(list_of(guest_modules(fs)));
+        scratch_list = RIG_TRY(list_of(scratch_modules()));
     }
     std::string key =
         util::sha256_hex(std::string(k_layout_version) + "\n" + kernel.id + "\n" +
@@ -202,15 +217,8 @@ Expected<fs::path> base_initramfs(const kernel::Artifact& kernel, const fs::path
         std::string bytes = RIG_TRY(module_bytes(kernel.modules_dir / module));
         cpio.add_file(path, unsigned_modules ? std::string(without_signature(bytes)) : bytes);
     }
-    for (core::Fs fs : {core::Fs::v9p, core::Fs::virtiofs, core::Fs::fuse}) {
-        std::string list;
-        for (const std::string& module : orders[fs])
-            list += strip_compression(module) + "\n";
-        cpio.add_file(module_list_path(fs).substr(1), list);
-    }
-    std::string scratch_list;
-    for (const std::string& module : scratch_order)
-        scratch_list += strip_compression(module) + "\n";
+    for (core::Fs fs : {core::Fs::v9p, core::Fs::virtiofs, core::Fs::fuse})
+        cpio.add_file(module_list_path(fs).substr(1), lists[fs]);
     cpio.add_file(std::string(k_scratch_module_list).substr(1), scratch_list);
 
     std::error_code ec;

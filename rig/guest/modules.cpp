@@ -90,6 +90,27 @@ Expected<std::vector<std::string>> load_order(const ModuleIndex& index,
     return order;
 }
 
+std::vector<std::vector<std::string>> load_waves(const ModuleIndex& index,
+                                                 const std::vector<std::string>& order) {
+    std::map<std::string, const std::vector<std::string>*> deps;
+    for (const auto& entry : index.deps)
+        deps[entry.first] = &entry.second;
+    std::map<std::string, size_t> wave_of;
+    std::vector<std::vector<std::string>> waves;
+    for (const std::string& path : order) {
+        size_t wave = 0;
+        if (auto it = deps.find(path); it != deps.end())
+            for (const std::string& dep : *it->second)
+                if (auto known = wave_of.find(dep); known != wave_of.end())
+                    wave = std::max(wave, known->second + 1);
+        wave_of[path] = wave;
+        if (waves.size() <= wave)
+            waves.resize(wave + 1);
+        waves[wave].push_back(path);
+    }
+    return waves;
+}
+
 std::string_view without_signature(std::string_view module) {
     // What follows the signature: struct module_signature (algo, hash, id_type, signer_len,
     // key_id_len, 3 pad bytes, big-endian sig_len) and the marker (include/linux/

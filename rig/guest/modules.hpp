@@ -29,6 +29,12 @@ Expected<ModuleIndex> read_module_index(const std::filesystem::path& modules_dir
 Expected<std::vector<std::string>> load_order(const ModuleIndex& index,
                                               const std::vector<std::string>& wanted);
 
+// `order` (from load_order) cut into waves: every dependency of a module is in an
+// earlier wave, so the modules of one wave can load at once, one insmod each, and a
+// guest with two vCPUs loads two at a time.
+std::vector<std::vector<std::string>> load_waves(const ModuleIndex& index,
+                                                 const std::vector<std::string>& order);
+
 // A module file without the signature appended to it ("~Module signature appended~"), or
 // as it is when it has none or the signature block does not parse. Verifying a signature
 // costs each insmod milliseconds under TCG; a kernel that does not enforce signatures

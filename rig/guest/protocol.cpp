@@ -159,6 +159,8 @@ void AgentReport::apply(const Record& record) {
         ok = append_chunk(mounts_text, f[0], k_max_mounts);
     } else if (type == "tail" && f.size() == 1) {
         ok = append_chunk(tail, f[0], k_max_tail);
+    } else if (type == "klog" && f.size() == 1) {
+        ok = append_chunk(kernel_log, f[0], k_max_kernel_log);
     } else if (type == "metric" && f.size() == 3) {
         auto metric = parse_metric(f);
         ok = metric.has_value();

@@ -51,6 +51,7 @@ struct PhaseRecord {
 struct AgentReport {
     static constexpr size_t k_max_mounts = 64 * 1024; // bytes of mounts_text
     static constexpr size_t k_max_tail = 64 * 1024;   // bytes of tail
+    static constexpr size_t k_max_kernel_log = 1024 * 1024;
     static constexpr size_t k_max_metrics = 1000;
     static constexpr size_t k_max_phases = 64;
     static constexpr size_t k_max_module_failures = 100;
@@ -64,6 +65,7 @@ struct AgentReport {
     std::optional<uint64_t> output_bytes;
     std::string mounts_text; // /proc/mounts as the guest saw it
     std::string tail;        // last bytes of workload output
+    std::string kernel_log;  // the whole kernel log, sent when the workload or setup failed
     std::vector<core::Metric> metrics;
     std::vector<PhaseRecord> phases;
     std::vector<std::string> module_failures;

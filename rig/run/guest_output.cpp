@@ -12,6 +12,14 @@ void GuestOutput::add_console(std::string_view bytes) {
         // A panicked guest without pvpanic never exits: run_sample stops it on this.
         if (line.find("Kernel panic") != std::string_view::npos)
             m_panic = true;
+        if (auto stamp = core::printk_micros(line)) {
+            if (*stamp == 0 && m_latest_stamp > 0)
+                m_replaying = true;
+            if (m_replaying && *stamp <= m_latest_stamp)
+                return;
+            m_replaying = false;
+            m_latest_stamp = std::max(m_latest_stamp, *stamp);
+        }
         core::merge_scan(m_console_scan, core::scan_console(line));
     });
 }

@@ -57,6 +57,10 @@ private:
     util::LineSplitter m_console_lines;
     core::Scan m_console_scan;
     bool m_panic = false;
+    // A panic's replay of the whole log (panic_print=0x20) starts again at 0.000000: its
+    // lines up to the latest one printed live were scanned when they were printed.
+    uint64_t m_latest_stamp = 0;
+    bool m_replaying = false;
     guest::ChannelParser m_channel;
     guest::AgentReport m_report;
 };

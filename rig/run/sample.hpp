@@ -55,7 +55,9 @@ struct SampleRun {
 // How often a sample's guest is looked at, and how long rig waits on a guest that has
 // nothing more to say. The defaults are for real guests; tests shorten them.
 struct Pacing {
-    std::chrono::milliseconds poll{50};
+    // Half a poll is, on average, how late rig sees a guest's exit: it counts in every
+    // sample's time. A poll reads two logs' new bytes and asks whether QEMU is gone.
+    std::chrono::milliseconds poll{20};
     // A panicked guest without pvpanic never exits: rig stops it once it is this quiet.
     std::chrono::milliseconds panic_quiet{std::chrono::seconds(5)};
     // After the agent's last record the guest only has to power off.

@@ -27,6 +27,17 @@ using rig::test::Scratch;
 
 const auto k_run_timeout = std::chrono::minutes(15);
 
+// The text of the one sample's file `name` under the scratch folder's runs/, or "" when
+// it has none.
+std::string sample_file(const Scratch& scratch, const std::string& name) {
+    for (const auto& entry : fs::recursive_directory_iterator(scratch.dir / "runs"))
+        if (entry.path().filename() == name) {
+            std::ifstream in(entry.path(), std::ios::binary);
+            return std::string(std::istreambuf_iterator<char>(in), {});
+        }
+    return "";
+}
+
 } // namespace
 
 TEST(Run, NinePAndVirtiofsSamplesFinishOk) {
@@ -159,6 +170,11 @@ TEST(Run, PanicIsRecordedAndRigCarriesOn) {
     EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM error_lines WHERE signature LIKE "
                               "'Kernel panic - not syncing%'"),
               "1");
+    // The console prints every level during the workload (drop_caches' info line), and
+    // only warnings and worse before it (the boot's notice line "Linux version").
+    std::string console = sample_file(scratch, "console.log");
+    EXPECT_NE(console.find("drop_caches: 3"), std::string::npos) << console;
+    EXPECT_EQ(console.find("] Linux version "), std::string::npos) << console;
 }
 
 TEST(Run, HangBecomesWorkloadTimeout) {
@@ -180,6 +196,12 @@ TEST(Run, FailingCompileIsWorkloadFailedWithItsErrorLine) {
               "workload-failed\t1");
     EXPECT_EQ(one(scratch.db, "SELECT source, signature FROM error_lines"),
               "workload\tbroken.c:N:N: error: ‘x’ undeclared (first use in this function)");
+    // A failed sample keeps the whole kernel log, info lines included, which the console
+    // does not print.
+    std::string kernel_log = sample_file(scratch, "kernel.log");
+    EXPECT_NE(kernel_log.find("] Linux version "), std::string::npos) << kernel_log;
+    EXPECT_NE(kernel_log.find("9pnet"), std::string::npos) << kernel_log;
+    EXPECT_EQ(sample_file(scratch, "console.log").find("] Linux version "), std::string::npos);
 }
 
 // Resident memory of a live process in KiB, from /proc/PID/status.

@@ -70,6 +70,16 @@ TEST(Evidence, ConsoleWithPrintkLevels) {
     EXPECT_EQ(scan.lines[0].signature, "Kernel panic - not syncing: sysrq triggered crash");
 }
 
+TEST(Evidence, PrintkTimestamps) {
+    EXPECT_EQ(printk_micros("<6>[    1.639013] sysrq: Trigger a crash"), 1639013u);
+    EXPECT_EQ(printk_micros("[12345.000001] x"), 12345000001u);
+    EXPECT_EQ(printk_micros("<5>[    0.000000] Linux version 6.1.0"), 0u);
+    for (const char* line :
+         {"", "no stamp", "<6>", "[    1.0] short", "[ 1.0000000] long", "[    .123456] no seconds",
+          "[    1.123456 unclosed", "<6>[ x.123456]"})
+        EXPECT_EQ(printk_micros(line), std::nullopt) << line;
+}
+
 // Found by the guest_output fuzzer: "<" and eleven digits overflowed the priority (UB),
 // and a line whose "<...>" was no prefix was not classified at all.
 TEST(Evidence, OnlyOneToThreeDigitsAreASyslogPrefix) {

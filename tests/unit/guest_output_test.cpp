@@ -96,6 +96,27 @@ TEST(GuestOutput, PanicAndLinesSplitAcrossReads) {
               "<0>[    2.0] Kernel panic - not syncing: sysrq triggered crash\n");
 }
 
+// panic_print=0x20: after the panic the console replays the whole log from 0.000000. What
+// was printed live is not counted twice; what follows the replay counts as usual.
+TEST(GuestOutput, APanicsReplayOfTheLogIsNotCountedAgain) {
+    const std::string live = "<4>[    0.700000] 9pnet: -- a warning --\n"
+                             "<0>[    1.639580] Kernel panic - not syncing: sysrq triggered crash\n"
+                             "<4>[    1.641315] Call Trace:\n";
+    GuestOutput output;
+    output.add_console(live);
+    output.add_console("<5>[    0.000000] Linux version 6.1.0-57-amd64\n"
+                       "<6>[    0.500000] 9pnet: Installing 9P2000 support\n" +
+                       live + "<0>[    1.700000] ---[ end Kernel panic - not syncing ]---\n");
+    core::SampleFacts facts;
+    core::Sample sample;
+    output.describe(core::Fs::v9p, facts, sample);
+    EXPECT_TRUE(facts.panic_on_console);
+    EXPECT_EQ(sample.error_count, 2);   // the panic, and the end of it
+    EXPECT_EQ(sample.warning_count, 2); // the 9pnet warning and the call trace, once each
+    ASSERT_EQ(sample.lines.size(), 4u);
+    EXPECT_EQ(sample.lines[3].line, "[    1.700000] ---[ end Kernel panic - not syncing ]---");
+}
+
 TEST(GuestOutput, NoMountNoEndAndAChannelNote) {
     GuestOutput output;
     output.add_channel("noise\nRIG start x\nRIG hello 2 6.1 x\n");

@@ -177,6 +177,41 @@ TEST(Modules, DependenciesFirstSharedOnce) {
     EXPECT_EQ(order->size(), 3u);
 }
 
+// 9p's stack as Debian 6.1 has it: the modules of a wave need none of each other.
+TEST(Modules, WavesLoadAfterTheirDependencies) {
+    auto index = parse_module_index("kernel/v/virtio_ring.ko:\n"
+                                    "kernel/v/virtio.ko: kernel/v/virtio_ring.ko\n"
+                                    "kernel/v/modern.ko:\n"
+                                    "kernel/v/virtio_pci.ko: kernel/v/modern.ko kernel/v/virtio.ko "
+                                    "kernel/v/virtio_ring.ko\n"
+                                    "kernel/n/9pnet.ko:\n"
+                                    "kernel/n/9pnet_virtio.ko: kernel/v/virtio.ko "
+                                    "kernel/v/virtio_ring.ko kernel/n/9pnet.ko\n"
+                                    "kernel/f/netfs.ko:\n"
+                                    "kernel/f/fscache.ko: kernel/f/netfs.ko\n"
+                                    "kernel/f/9p.ko: kernel/n/9pnet.ko kernel/f/fscache.ko "
+                                    "kernel/f/netfs.ko\n"
+                                    "kernel/m/pvpanic.ko:\n"
+                                    "kernel/m/pvpanic-pci.ko: kernel/m/pvpanic.ko\n",
+                                    "");
+    auto order = load_order(index, {"virtio_pci", "9pnet_virtio", "9p", "pvpanic_pci"});
+    ASSERT_TRUE(order) << order.error().message;
+    auto waves = load_waves(index, *order);
+    ASSERT_EQ(waves.size(), 3u);
+    EXPECT_EQ(waves[0], (std::vector<std::string>{"kernel/v/virtio_ring.ko", "kernel/v/modern.ko",
+                                                  "kernel/n/9pnet.ko", "kernel/f/netfs.ko",
+                                                  "kernel/m/pvpanic.ko"}));
+    EXPECT_EQ(waves[1], (std::vector<std::string>{"kernel/v/virtio.ko", "kernel/f/fscache.ko",
+                                                  "kernel/m/pvpanic-pci.ko"}));
+    EXPECT_EQ(waves[2], (std::vector<std::string>{"kernel/v/virtio_pci.ko",
+                                                  "kernel/n/9pnet_virtio.ko", "kernel/f/9p.ko"}));
+
+    // A dependency outside the order (built in, or not listed) holds nothing back.
+    waves = load_waves(index, {"kernel/v/virtio.ko"});
+    EXPECT_EQ(waves, (std::vector<std::vector<std::string>>{{"kernel/v/virtio.ko"}}));
+    EXPECT_TRUE(load_waves(index, {}).empty());
+}
+
 TEST(Modules, DashAndUnderscoreAreTheSameName) {
     auto index = parse_module_index("kernel/a/base.ko:\n"
                                     "kernel/a/mid-one.ko: kernel/a/base.ko\n"
@@ -569,8 +604,11 @@ TEST(Report, OutputMountsTail) {
         proc_mounts += "tmp" + std::to_string(i) + " /newroot/tmp" + std::to_string(i) +
                        " tmpfs rw,nosuid,nodev,relatime,mode=1777 0 0\n";
     proc_mounts += work + "\n";
-    for (const auto& chunk : chunks_of(proc_mounts))
-        report.apply(record("mounts", {b64(chunk)}));
+    auto stream = [&](const char* type, const std::string& text) {
+        for (const auto& chunk : chunks_of(text))
+            report.apply(record(type, {b64(chunk)}));
+    };
+    stream("mounts", proc_mounts);
     EXPECT_EQ(report.mounts_text, proc_mounts);
     auto mounts = report.mounts();
     ASSERT_EQ(mounts.size(), 21u);
@@ -580,8 +618,7 @@ TEST(Report, OutputMountsTail) {
     std::string tail;
     for (int i = 0; i < 300; ++i)
         tail += "line " + std::to_string(i) + " of the workload output\n";
-    for (const auto& chunk : chunks_of(tail))
-        report.apply(record("tail", {b64(chunk)}));
+    stream("tail", tail);
     EXPECT_EQ(report.tail, tail);
     EXPECT_EQ(report.malformed, 0u);
 
@@ -591,6 +628,17 @@ TEST(Report, OutputMountsTail) {
     report.apply(record("tail", {"abc"}));
     report.apply(record("output", {"1", "2"}));
     EXPECT_EQ(report.malformed, 5u);
+    EXPECT_EQ(report.mounts_text, proc_mounts);
+    EXPECT_EQ(report.tail, tail);
+
+    // A failed sample's whole kernel log, streamed the same way.
+    std::string kernel_log;
+    for (int i = 0; i < 300; ++i)
+        kernel_log += "<6>[    1.000000] line " + std::to_string(i) + "\n";
+    stream("klog", kernel_log);
+    EXPECT_EQ(report.kernel_log, kernel_log);
+    report.apply(record("klog", {"not base64!"}));
+    EXPECT_EQ(report.malformed, 6u);
     EXPECT_EQ(report.mounts_text, proc_mounts);
     EXPECT_EQ(report.tail, tail);
 }
