@@ -3,7 +3,9 @@
 #include "golden.hpp"
 #include "rig_binary.hpp"
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <unistd.h>
 
@@ -80,6 +82,25 @@ TEST(Cli, DoctorNamesEveryCheck) {
     for (const char* check : {"qemu", "accelerator", "virtiofsd", "busybox-static", "git", "make",
                               "gcc", "libvirtd", "disk"})
         EXPECT_NE(result.out.find(check), std::string::npos) << check << "\n" << result.out;
+}
+
+// git is for git kernels and bisects only: its absence is a warning, and the packages
+// rig says to install are those that are missing.
+TEST(Cli, DoctorWithoutGitOnlyWarns) {
+    auto empty =
+        std::filesystem::temp_directory_path() / ("rig-doctor-path-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(empty);
+    auto result = run_rig({"doctor"}, std::chrono::minutes(2), {{"PATH", empty.string()}});
+    std::filesystem::remove(empty);
+    EXPECT_EQ(result.exit_code, 3) << result.out << result.err; // QEMU is missing too
+    std::smatch row;
+    std::string out = result.out;
+    ASSERT_TRUE(std::regex_search(out, row, std::regex(R"(\ngit +(\S+) +([^\n]*))"))) << out;
+    EXPECT_EQ(row[1], "warn") << out;
+    EXPECT_NE(row[2].str().find("[package: git]"), std::string::npos) << out;
+    ASSERT_TRUE(std::regex_search(out, row, std::regex(R"(apt-get install ([^\n]*))"))) << out;
+    EXPECT_NE(row[1].str().find("qemu-system-x86"), std::string::npos) << out;
+    EXPECT_EQ((" " + row[1].str() + " ").find(" git "), std::string::npos) << out;
 }
 
 TEST(Cli, BisectNeedsASubcommandAndItsRequiredOptions) {
