@@ -27,6 +27,7 @@
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using rig::test::doctor_line;
 using rig::test::one;
 using rig::test::processes_mentioning;
 using rig::test::query;
@@ -314,14 +315,6 @@ std::pair<int, std::string> run_rig_denied(std::vector<std::string> args, const 
     }
     int exit_code = wait_for_exit(pid, std::chrono::minutes(2));
     return {exit_code, read_text(log)};
-}
-
-// The line of `rig doctor`'s table for `check`.
-std::string doctor_line(const std::string& out, const std::string& check) {
-    for (const std::string& line : rig::util::split(out, '\n'))
-        if (line.rfind(check + " ", 0) == 0)
-            return line;
-    return "";
 }
 
 } // namespace

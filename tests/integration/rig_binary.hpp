@@ -5,6 +5,7 @@
 #include "golden.hpp"
 #include "proc/process.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -30,6 +31,17 @@ inline proc::RunResult run_rig(std::vector<std::string> args,
     auto result = proc::run(args, options);
     EXPECT_TRUE(result) << (result ? "" : result.error().message);
     return result ? *result : proc::RunResult{};
+}
+
+// The line of `rig doctor`'s table for `check`, or "".
+inline std::string doctor_line(const std::string& out, const std::string& check) {
+    for (size_t start = 0; start < out.size();) {
+        size_t end = std::min(out.find('\n', start), out.size());
+        if (out.compare(start, check.size() + 1, check + " ") == 0)
+            return out.substr(start, end - start);
+        start = end + 1;
+    }
+    return "";
 }
 
 // Starts rig in the background, its output in `log`, for a test that kills it with -9
