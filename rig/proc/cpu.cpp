@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <time.h>
 #include <unistd.h>
 #include <vector>
 
@@ -94,9 +95,31 @@ std::optional<StatLine> read_stat(const std::string& pid) {
 
 } // namespace
 
+namespace {
+
+// The process's CPU clock: the kernel's own sum over its threads, the exited ones too, in
+// nanoseconds. /proc/PID/stat counts whole clock ticks (10 ms), so a helper that served a
+// short sample could read 0.
+std::optional<double> cpu_clock_seconds(pid_t pid) {
+    // No pid exceeds the kernel's limit of 2^22; the clock id's encoding of a larger one
+    // overflows into another clock (0x7fffffff into this process's own).
+    constexpr pid_t k_pid_max_limit = 1 << 22;
+    if (pid <= 0 || pid > k_pid_max_limit)
+        return std::nullopt;
+    clockid_t clock;
+    timespec now{};
+    if (::clock_getcpuclockid(pid, &clock) != 0 || ::clock_gettime(clock, &now) != 0)
+        return std::nullopt;
+    return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+}
+
+} // namespace
+
 std::optional<double> cpu_seconds(int pid) {
     if (pid <= 0)
         return std::nullopt;
+    if (auto seconds = cpu_clock_seconds(pid))
+        return seconds;
     auto line = read_stat(std::to_string(pid));
     if (!line)
         return std::nullopt;
@@ -121,8 +144,8 @@ std::optional<double> tree_cpu_seconds(int pid) {
     while (!pending.empty()) {
         long long parent = pending.back();
         pending.pop_back();
-        for (const auto& [child, seconds] : children[parent]) {
-            total += seconds;
+        for (const auto& [child, ticked] : children[parent]) {
+            total += cpu_clock_seconds(static_cast<pid_t>(child)).value_or(ticked);
             pending.push_back(child);
         }
     }

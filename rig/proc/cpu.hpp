@@ -9,8 +9,9 @@
 
 namespace rig::proc {
 
-// User plus system CPU seconds used so far by the process (all its threads, not its
-// reaped children), or nullopt when it does not exist. Resolution is one clock tick.
+// CPU seconds used so far by the process (all its threads, the exited ones too, not its
+// reaped children), or nullopt when it does not exist. Read from its CPU clock to the
+// nanosecond; from /proc/PID/stat, to one clock tick, where that clock cannot be read.
 std::optional<double> cpu_seconds(int pid);
 
 // The same for the process and all its live descendants: virtiofsd forks a sandboxed

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
+#include <time.h>
 #include <unistd.h>
 
 using namespace rig::proc;
@@ -522,6 +524,38 @@ TEST(Cpu, ProcessSeconds) {
     EXPECT_GT(*after, *before);
     EXPECT_FALSE(cpu_seconds(0));
     EXPECT_FALSE(cpu_seconds(0x7fffffff));
+}
+
+// Finer than a clock tick (10 ms): a child that spins for 2 ms of CPU reads more than 0
+// and less than a tick's worth over it, however the ticks fell.
+TEST(Cpu, ProcessSecondsAreFinerThanATick) {
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    pid_t child = ::fork();
+    if (child == 0) {
+        timespec start{}, now{};
+        ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &start);
+        do
+            ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+        while ((now.tv_sec - start.tv_sec) * 1'000'000'000L + (now.tv_nsec - start.tv_nsec) <
+               2'000'000);
+        char byte = 1;
+        (void)::write(ready[1], &byte, 1);
+        ::pause();
+        ::_exit(0);
+    }
+    ASSERT_GT(child, 0);
+    char byte = 0;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    auto seconds = cpu_seconds(child);
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    ::close(ready[0]);
+    ::close(ready[1]);
+    ASSERT_TRUE(seconds);
+    EXPECT_GE(*seconds, 0.002);
+    EXPECT_LT(*seconds, 0.5);
+    EXPECT_NE(*seconds * 100, std::floor(*seconds * 100)) << "whole ticks";
 }
 
 TEST(Cpu, HostSeconds) {
