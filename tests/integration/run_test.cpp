@@ -144,6 +144,10 @@ TEST(Run, PhasesAreTimedAndCountedOnTheirOwn) {
     EXPECT_GT(number(metric("9p", "build/9p.work.read_bytes")), 1000);
     EXPECT_GT(number(metric("9p", "build/9p.work.write_bytes")), 1000) << "objects written";
     EXPECT_EQ(metric("9p", "noop/9p.work.mkdir"), "0.0") << "every type, zero included";
+    // The guest's own counters per phase too, named as over the whole window.
+    EXPECT_GT(number(metric("9p", "build/guest.vm.pgfault")), 0);
+    EXPECT_GT(number(metric("9p", "guest.vm.pgfault")),
+              number(metric("9p", "build/guest.vm.pgfault")));
     EXPECT_EQ(metric("virtiofs", "9p.work.requests"), "");
     // virtiofsd's own log counts the virtiofs cell's requests, per phase too.
     EXPECT_GT(number(metric("virtiofs", "build/virtiofs.lookup")), 0);
