@@ -152,6 +152,12 @@ std::filesystem::path absolute_or_same(const std::filesystem::path& path) {
     return ec ? path : result;
 }
 
+void kill_and_reap(pid_t pid) {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+}
+
 // Everything the child needs between fork and exec, prepared in the parent because only
 // async-signal-safe calls are allowed there: another rig thread may hold malloc's lock at
 // the moment of fork.
@@ -279,12 +285,8 @@ public:
 
     // On exec failure Boost returns an empty child and never waits for the pid it forked.
     template <class Executor> void on_error(Executor& exec, const std::error_code&) const {
-        if (exec.pid <= 0)
-            return;
-        ::kill(exec.pid, SIGKILL);
-        int status = 0;
-        while (::waitpid(exec.pid, &status, 0) < 0 && errno == EINTR) {
-        }
+        if (exec.pid > 0)
+            kill_and_reap(exec.pid);
     }
 
 private:
@@ -340,12 +342,6 @@ Expected<pid_t> spawn_watcher(pid_t rig, const Pipe& from_leader, Pipe& to_leade
     // The leader must see end of file, not wait forever, if the watcher dies.
     to_leader.write.reset();
     return pid;
-}
-
-void kill_and_reap(pid_t pid) {
-    ::kill(pid, SIGKILL);
-    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
 }
 
 // A started child: the leader of its own process group, and the watcher in that group.
