@@ -20,6 +20,14 @@ std::string normalise(std::string name) {
     return name;
 }
 
+// Each module's path -> its direct dependencies, for lookups.
+std::map<std::string, const std::vector<std::string>*> deps_by_path(const ModuleIndex& index) {
+    std::map<std::string, const std::vector<std::string>*> by_path;
+    for (const auto& entry : index.deps)
+        by_path[entry.first] = &entry.second;
+    return by_path;
+}
+
 } // namespace
 
 std::string module_name(std::string_view path) {
@@ -59,11 +67,9 @@ Expected<ModuleIndex> read_module_index(const std::filesystem::path& modules_dir
 Expected<std::vector<std::string>> load_order(const ModuleIndex& index,
                                               const std::vector<std::string>& wanted) {
     std::map<std::string, const std::pair<std::string, std::vector<std::string>>*> by_name;
-    std::map<std::string, const std::vector<std::string>*> by_path;
-    for (const auto& entry : index.deps) {
+    for (const auto& entry : index.deps)
         by_name[module_name(entry.first)] = &entry;
-        by_path[entry.first] = &entry.second;
-    }
+    const auto by_path = deps_by_path(index);
     std::set<std::string> builtin(index.builtin.begin(), index.builtin.end());
 
     std::vector<std::string> order;
@@ -92,9 +98,7 @@ Expected<std::vector<std::string>> load_order(const ModuleIndex& index,
 
 std::vector<std::vector<std::string>> load_waves(const ModuleIndex& index,
                                                  const std::vector<std::string>& order) {
-    std::map<std::string, const std::vector<std::string>*> deps;
-    for (const auto& entry : index.deps)
-        deps[entry.first] = &entry.second;
+    const auto deps = deps_by_path(index);
     std::map<std::string, size_t> wave_of;
     std::vector<std::vector<std::string>> waves;
     for (const std::string& path : order) {
