@@ -5,8 +5,10 @@
 
 #include "util/strings.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 
 namespace rig::core {
 
@@ -226,26 +228,20 @@ Scan scan_console(std::string_view text, size_t max_lines) {
 std::optional<uint64_t> printk_micros(std::string_view line) {
     if (auto prefix = syslog_prefix(line))
         line.remove_prefix(prefix->length);
-    // "[", spaces, seconds, ".", six digits of microseconds, "]".
+    // "[", spaces, up to 12 digits of seconds (so the product cannot overflow), ".", six
+    // digits of microseconds, "]".
     if (line.empty() || line[0] != '[')
         return std::nullopt;
-    size_t i = 1;
-    while (i < line.size() && line[i] == ' ')
-        ++i;
+    line.remove_prefix(1);
+    line.remove_prefix(std::min(line.find_first_not_of(' '), line.size()));
+    const char* end = line.data() + line.size();
     uint64_t seconds = 0;
-    size_t digits = 0;
-    for (; i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])) && digits < 12;
-         ++i, ++digits)
-        seconds = seconds * 10 + static_cast<uint64_t>(line[i] - '0');
-    if (digits == 0 || line.substr(i, 1) != ".")
-        return std::nullopt;
     uint64_t micros = 0;
-    for (size_t k = 1; k <= 6; ++k) {
-        if (i + k >= line.size() || !std::isdigit(static_cast<unsigned char>(line[i + k])))
-            return std::nullopt;
-        micros = micros * 10 + static_cast<uint64_t>(line[i + k] - '0');
-    }
-    if (line.substr(i + 7, 1) != "]")
+    auto [dot, seconds_error] = std::from_chars(line.data(), end, seconds);
+    if (seconds_error != std::errc() || dot - line.data() > 12 || dot == end || *dot != '.')
+        return std::nullopt;
+    auto [close, micros_error] = std::from_chars(dot + 1, end, micros);
+    if (micros_error != std::errc() || close - (dot + 1) != 6 || close == end || *close != ']')
         return std::nullopt;
     return seconds * 1000000 + micros;
 }
