@@ -9,6 +9,8 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cstring>
+#include <vector>
 
 namespace rig::core {
 
@@ -148,6 +150,110 @@ std::string signature_of(std::string_view raw) {
     while (!out.empty() && out.back() == ' ')
         out.pop_back();
     return out;
+}
+
+namespace {
+
+// Characters of a path or file name as compilers, make and the shell print them.
+bool is_path_char(char c) {
+    return is_word_char(c) || c == '/' || c == '.' || c == '-' || c == '+' || c == '~';
+}
+
+// A word that names a file: it has a slash, or ends in a short extension ("stddef.h",
+// "unit_1.o", "vmlinux.lds"), and is no kernel symbol ("v9fs_open+0x1c/0x80").
+bool is_path(std::string_view word) {
+    if (word.find('+') != std::string_view::npos || util::starts_with(word, "0x"))
+        return false;
+    // "include/x.h", "/usr/bin/ld", "fs/9p": a path; "Input/output", "read/write": words.
+    if (word.find('/') != std::string_view::npos) {
+        if (word.find_first_not_of("/.") == std::string_view::npos)
+            return false;
+        bool letters_only = true;
+        for (char c : word)
+            letters_only &= std::isalpha(static_cast<unsigned char>(c)) || c == '/';
+        return !letters_only || word.front() == '/' ||
+               std::count(word.begin(), word.end(), '/') > 1;
+    }
+    size_t dot = word.rfind('.');
+    if (dot == std::string_view::npos || dot == 0 || word.size() - dot - 1 > 4 ||
+        dot + 1 == word.size())
+        return false;
+    for (char c : word.substr(dot + 1))
+        if (!std::isalnum(static_cast<unsigned char>(c)))
+            return false;
+    // "1.5" or "0.25" is a number, which the signature replaces anyway.
+    return !std::isdigit(static_cast<unsigned char>(word[dot - 1])) ||
+           !std::isdigit(static_cast<unsigned char>(word[dot + 1]));
+}
+
+// Where the kernel says which check fired: " at fs/9p/vfs_file.c:412" in a WARNING,
+// "kernel BUG at mm/slub.c:123!".
+bool is_kernel_location(std::string_view line, size_t at) {
+    return at >= 4 && line.substr(at - 4, 4) == " at " &&
+           (line.find("WARNING:") != std::string_view::npos ||
+            line.find("BUG") != std::string_view::npos);
+}
+
+// The C library's message for an errno value that `line` ends in ("...: Bad file
+// descriptor"), whichever program printed it about whichever file.
+std::optional<std::string_view> errno_message(std::string_view line) {
+    static const std::vector<std::string_view> k_messages = [] {
+        std::vector<std::string_view> out;
+        for (int value = 1; value < 134; ++value)
+            if (const char* text = ::strerrordesc_np(value))
+                out.emplace_back(text);
+        return out;
+    }();
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+        line.remove_suffix(1);
+    for (std::string_view message : k_messages)
+        if (line.size() > message.size() + 2 && line.ends_with(message) &&
+            line.substr(line.size() - message.size() - 2, 2) == ": ")
+            return message;
+    return std::nullopt;
+}
+
+} // namespace
+
+std::string family_of(std::string_view raw) {
+    std::string_view line = strip_prefixes(raw);
+    // An I/O error the kernel returned is one failure, whoever met it: the compiler on a
+    // header, the assembler on its output, the shell on a redirection.
+    if (auto message = errno_message(line))
+        return "*: " + std::string(*message);
+    std::string out;
+    out.reserve(line.size());
+    size_t i = 0;
+    while (i < line.size()) {
+        size_t end = i;
+        while (end < line.size() && is_path_char(line[end]))
+            ++end;
+        if (end == i) {
+            out += line[i++];
+            continue;
+        }
+        std::string_view word = line.substr(i, end - i);
+        // Trailing dots end a sentence, not a file name.
+        while (word.size() > 1 && word.back() == '.')
+            word.remove_suffix(1);
+        if (is_path(word) && !is_kernel_location(line, i)) {
+            out += "<path>";
+            i += word.size();
+            continue;
+        }
+        out += line.substr(i, end - i);
+        i = end;
+    }
+    std::string family = signature_of(out);
+    // A leading "<path>: " or "<path>:N:N: " says where, not what.
+    if (util::starts_with(family, "<path>")) {
+        size_t at = 6;
+        while (util::starts_with(std::string_view(family).substr(at), ":N"))
+            at += 2;
+        if (util::starts_with(std::string_view(family).substr(at), ": "))
+            family.erase(0, at + 2);
+    }
+    return family;
 }
 
 namespace {

@@ -25,6 +25,16 @@ std::optional<Severity> classify_kernel_line(int level, std::string_view line);
 // failure in two boots has the same signature.
 std::string signature_of(std::string_view line);
 
+// The line's family: its signature with the operands a failure varies from run to run
+// also replaced, so that "a.c:3:10: fatal error: x.h: Input/output error" and
+// "b.c:7:1: fatal error: y/z.h: Input/output error" are one failure. Paths and file
+// names become "<path>", and a leading location ("<path>:N:N: ", or a program's path
+// such as ld's) is dropped. The kernel's own location in a WARNING or BUG line ("at
+// fs/9p/vfs_file.c:N") stays: it names the check that fired. A line that ends in an
+// errno's message ("...: Bad file descriptor") is the family "*: Bad file descriptor",
+// whichever program met it on whichever file.
+std::string family_of(std::string_view line);
+
 // Every classified line of `text`, at most `max_lines` of them (the rest are counted).
 struct Scan {
     std::vector<ErrorLine> lines;

@@ -3,6 +3,8 @@
 #include "core/significance.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/binomial.hpp>
+#include <boost/math/distributions/hypergeometric.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
@@ -130,6 +132,28 @@ std::string_view test_name(Test test) {
 std::optional<TestResult> run_test(Test test, const std::vector<double>& a,
                                    const std::vector<double>& b) {
     return test == Test::welch ? welch_t_test(a, b) : mann_whitney_u(a, b);
+}
+
+double fisher_greater(int a, int n_a, int b, int n_b) {
+    if (a <= 0 || n_a <= 0)
+        return 1;
+    // Boost's parameters: events in all, trials drawn (the first group), trials in all.
+    const unsigned events = static_cast<unsigned>(a + b);
+    const unsigned drawn = static_cast<unsigned>(n_a);
+    const unsigned total = static_cast<unsigned>(n_a + n_b);
+    boost::math::hypergeometric_distribution<double> distribution(events, drawn, total);
+    // P(X >= a) = 1 - P(X <= a - 1); below the support's least value it is 1.
+    unsigned least = drawn + events > total ? drawn + events - total : 0;
+    if (static_cast<unsigned>(a - 1) < least)
+        return 1;
+    return std::clamp(boost::math::cdf(boost::math::complement(distribution, a - 1u)), 0.0, 1.0);
+}
+
+double rate_lower_bound(int successes, int trials, double level) {
+    if (successes <= 0 || trials <= 0)
+        return 0;
+    return boost::math::binomial_distribution<double>::find_lower_bound_on_p(
+        trials, std::min(successes, trials), 1 - level);
 }
 
 std::optional<std::pair<double, double>> mean_ci(const Summary& summary) {

@@ -38,6 +38,17 @@ std::optional<TestResult> mann_whitney_u(const std::vector<double>& a,
 std::optional<TestResult> run_test(Test test, const std::vector<double>& a,
                                    const std::vector<double>& b);
 
+// Rates of an event, such as a failure family seen in some of a commit's samples.
+// Fisher's exact test, one-sided: the probability of `a` or more events in the first
+// group's `n_a` trials when `a + b` events fell over all `n_a + n_b` trials at random
+// (the hypergeometric tail). Small: the first group's rate is higher than the second's.
+double fisher_greater(int a, int n_a, int b, int n_b);
+
+// The one-sided lower confidence bound of a rate seen `successes` times in `trials`
+// (Clopper-Pearson): the true rate is at least this with probability `level`. 0 for no
+// successes.
+double rate_lower_bound(int successes, int trials, double level);
+
 // The 95% confidence interval of the mean, from Student's t; nothing for n < 2.
 std::optional<std::pair<double, double>> mean_ci(const Summary& summary);
 
