@@ -60,6 +60,8 @@ struct Endpoints {
     Policy policy;    // the bisect steps'
     Calibration calibration;
     MetricPlan metric_plan;
+    ErrorModel errors;    // errors: BAD's failures against GOOD's
+    SamplePlan verifying; // functional: how many samples the verification takes
     Endpoints() = default;
     Endpoints(const Endpoints&) = delete;
     Endpoints& operator=(const Endpoints&) = delete;
@@ -104,13 +106,42 @@ Expected<Ending> calibrate_values(Context& context, const StepIo& io, Endpoints&
     return Ending();
 }
 
-// Functional criteria: BAD's failures are the regression; GOOD must not show it.
+// The endpoints' stored verdicts and evidence restated under the error model, so that the
+// step table, the confidence line and the mail give one count.
+Expected<void> restate_endpoints(Context& context, const ErrorModel& model,
+                                 std::vector<Measured*> ends) {
+    for (Measured* end : ends) {
+        Reproduction seen = count_reproduction(context.criterion, end->samples, model);
+        store::BisectStep& step = end->step;
+        bool at_bad = step.role == core::StepRole::bad_endpoint;
+        step.evidence =
+            std::to_string(seen.reproduced) + " of " + std::to_string(seen.usable) + " reproduce";
+        int strays = 0;
+        for (const auto& sample : end->samples)
+            strays += classify_sample(context.criterion, sample, model) == SampleClass::stray;
+        if (strays > 0)
+            step.evidence += ", " + std::to_string(strays) + " stray";
+        std::string families = at_bad ? describe_regression(model) : describe_strays(model);
+        if (!families.empty())
+            step.evidence += "; " + families;
+        if (at_bad)
+            step.verdict = seen.reproduced > 0 ? core::Verdict::bad : core::Verdict::good;
+        RIG_TRY(context.db.restate_bisect_step(step.id, step.verdict, step.evidence));
+        for (auto& stored : context.steps)
+            if (stored.id == step.id)
+                stored = step;
+    }
+    return {};
+}
+
+// Functional criteria: how many clean samples make a commit good, from BAD's rate; under
+// errors, what reproduces is BAD's failures held against GOOD's (error_model).
 Expected<Ending> calibrate_functional(Context& context, const StepIo& io, Endpoints& ends,
-                                      const Measured& bad_end) {
+                                      Measured& bad_end) {
     const std::string& good = context.info.good;
-    Policy& policy = ends.policy;
-    policy.targets = regression_signatures(bad_end.samples);
-    Reproduction seen = count_reproduction(context.criterion, bad_end.samples, policy.targets);
+    const auto& options = context.options;
+    const bool errors = context.criterion.kind == CriterionKind::errors;
+    Reproduction seen = count_reproduction(context.criterion, bad_end.samples, {});
     if (seen.reproduced == 0)
         return not_reproducible(context,
                                 "not reproducible at BAD: none of " +
@@ -118,35 +149,62 @@ Expected<Ending> calibrate_functional(Context& context, const StepIo& io, Endpoi
                                     short_sha(context.info.bad) + " shows " +
                                     context.criterion.text() + " (" + bad_end.step.evidence + ")",
                                 io.out);
-    SamplePlan plan = plan_samples(seen.reproduced, seen.usable, context.options.confidence,
-                                   context.options.max_samples);
-    io.out << "bisect " << context.info.id << ": reproduces in " << seen.reproduced << " of "
-           << seen.usable << " samples at BAD; " << plan.samples
-           << " clean samples make a commit good "
-           << "(confidence " << util::fixed(plan.confidence * 100, 1) << "%)\n";
-    policy.kind = Policy::Kind::functional;
-    policy.samples = plan.samples;
+    // GOOD takes twice the samples a good verdict would, all of them: its failures, if
+    // any, are what BAD's are held against, and a flake it happens not to show could pass
+    // for the regression. Planned from BAD alone, so a resume plans the same.
+    SamplePlan plan =
+        plan_samples(seen.reproduced, seen.usable, options.confidence, options.max_samples);
+    Policy calibrate_good = ends.calibrate;
+    calibrate_good.calibrates = core::Verdict::good;
+    calibrate_good.samples = std::max(2 * plan.samples, options.samples);
     auto good_end =
-        RIG_TRY(measure_once(context, {core::StepRole::good_endpoint, good, policy}, io));
+        RIG_TRY(measure_once(context, {core::StepRole::good_endpoint, good, calibrate_good}, io));
     if (auto stop = RIG_TRY(unfinished(context, good_end, io.out)))
         return stop;
-    if (good_end.step.verdict == core::Verdict::bad)
+    if (good_end.step.build_outcome != core::BuildOutcome::ok)
+        return not_reproducible(
+            context, "GOOD " + short_sha(good) + " does not build (" + good_end.step.evidence + ")",
+            io.out);
+    if (good_end.step.verdict == core::Verdict::skip)
+        return not_reproducible(
+            context, "GOOD " + short_sha(good) + " cannot be tested: " + good_end.step.evidence,
+            io.out);
+    Policy& policy = ends.policy;
+    if (errors) {
+        ends.errors = error_model(bad_end.samples, good_end.samples);
+        policy.errors = &ends.errors;
+        // Endpoints that leave nothing to bisect keep what they said: the message says why.
+        if (ends.errors.problem)
+            return not_reproducible(context, *ends.errors.problem, io.out);
+        RIG_TRY(restate_endpoints(context, ends.errors, {&bad_end, &good_end}));
+        seen = count_reproduction(context.criterion, bad_end.samples, ends.errors);
+        plan = plan_samples(seen.reproduced, seen.usable, options.confidence, options.max_samples);
+    } else if (good_end.step.verdict == core::Verdict::bad) {
         return not_reproducible(context,
                                 "already bad at GOOD: " + short_sha(good) + " shows it too (" +
                                     good_end.step.evidence + ")",
                                 io.out);
-    if (good_end.step.verdict != core::Verdict::good)
-        return not_reproducible(
-            context, "GOOD " + short_sha(good) + " cannot be tested: " + good_end.step.evidence,
-            io.out);
+    }
+    ends.verifying =
+        plan_verification(seen.reproduced, seen.usable, options.confidence, options.max_samples);
+    io.out << "bisect " << context.info.id << ": reproduces in " << seen.reproduced << " of "
+           << seen.usable << " samples at BAD; " << plan.samples
+           << " clean samples make a commit good (confidence "
+           << util::fixed(plan.confidence * 100, 1) << "%)"
+           << (errors ? "; " + describe_regression(ends.errors) : "") << "\n";
+    policy.kind = Policy::Kind::functional;
+    policy.samples = plan.samples;
+    policy.budget = 2 * plan.samples;
     return Ending();
 }
 
 // 1. The endpoints, bad first: its failures define what "reproduces" means.
 Expected<Ending> calibrate(Context& context, const StepIo& io, Endpoints& ends) {
     const std::string& bad = context.info.bad;
-    ends.calibrate = {
-        Policy::Kind::fixed, context.options.samples, 0, {}, nullptr, core::Verdict::bad, nullptr};
+    ends.calibrate.kind = Policy::Kind::fixed;
+    ends.calibrate.samples = context.options.samples;
+    ends.calibrate.budget = std::max(context.options.max_samples, context.options.samples);
+    ends.calibrate.calibrates = core::Verdict::bad;
     // Guests at once and a duration or metric to compare: GOOD's and BAD's samples are
     // taken together, interleaved over the same CPU sets, and found stored below.
     if (compares_values(context.criterion) && context.cpu_sets.size() > 1) {
@@ -196,35 +254,61 @@ Expected<Ending> bisect_steps(Context& context, const StepIo& io, const Policy& 
                                  io.out)));
 }
 
-// 3. Verification: the culprit and its parent again, n samples each at least, and with
-// --verify-revert BAD with the culprit reverted.
+// 3. Verification: the culprit and its parent again, and with --verify-revert BAD with
+// the culprit reverted. Duration and metric: n samples each at least, as their steps.
+// Functional: the parent first, with the verification's stricter count of clean samples;
+// then the culprit until it reproduces significantly more often than the parent and GOOD
+// did.
 Expected<core::BisectStatus> verify(Context& context, const StepIo& io, const Endpoints& ends,
                                     const std::string& culprit) {
     const int n = context.options.samples;
     const Policy& policy = ends.policy;
-    Policy fixed_policy = ends.calibrate;
-    fixed_policy.targets = policy.targets;
+    const bool functional = policy.kind == Policy::Kind::functional;
     Policy parent_policy = policy;
-    if (policy.kind == Policy::Kind::functional)
-        parent_policy.samples = std::max(n, policy.samples);
-    else
+    if (functional) {
+        parent_policy.samples = std::max(n, ends.verifying.samples);
+        parent_policy.budget = 2 * parent_policy.samples;
+    } else {
         parent_policy.budget = parent_policy.samples = std::max(n, 2);
-    Policy culprit_policy = policy.kind == Policy::Kind::functional ? fixed_policy : parent_policy;
-    auto verified = RIG_TRY(
-        measure_once(context, {core::StepRole::verify_culprit, culprit, culprit_policy}, io));
-    if (auto stop = RIG_TRY(unfinished(context, verified, io.out)))
-        return *stop;
+    }
     std::string parent = RIG_TRY(context.git->parent(culprit));
     auto parent_check =
         RIG_TRY(measure_once(context, {core::StepRole::verify_parent, parent, parent_policy}, io));
     if (auto stop = RIG_TRY(unfinished(context, parent_check, io.out)))
         return *stop;
-    bool confirmed = verified.step.verdict == core::Verdict::bad &&
-                     parent_check.step.verdict == core::Verdict::good;
+    std::string parent_says = std::string(core::to_string(parent_check.step.verdict)) + " (" +
+                              parent_check.step.evidence + ")";
+    // A parent that is not good leaves nothing for the culprit's samples to show.
+    if (parent_check.step.verdict != core::Verdict::good)
+        return finish(context, core::BisectStatus::unverified, culprit,
+                      "git named " + short_sha(culprit) + " but it did not verify: parent " +
+                          short_sha(parent) + " " + parent_says,
+                      io.out);
+    Policy culprit_policy = parent_policy;
+    if (functional) {
+        // Held against the commits before it, the parent and GOOD: more samples than the
+        // parent's alone, so a bug that shows half the time verifies within the budget.
+        culprit_policy.kind = Policy::Kind::against_parent;
+        std::vector<core::Sample> before = parent_check.samples;
+        if (const auto* good_step = find_step(context, core::StepRole::good_endpoint)) {
+            auto at_good = samples_of(context, *good_step);
+            before.insert(before.end(), at_good.begin(), at_good.end());
+        }
+        for (const auto& sample : before) {
+            SampleClass value = classify_sample(context.criterion, sample, model_of(policy));
+            culprit_policy.parent_reproduced += value == SampleClass::reproduces;
+            culprit_policy.parent_samples +=
+                value == SampleClass::reproduces || value == SampleClass::clean;
+        }
+        culprit_policy.budget = parent_policy.budget;
+    }
+    auto verified = RIG_TRY(
+        measure_once(context, {core::StepRole::verify_culprit, culprit, culprit_policy}, io));
+    if (auto stop = RIG_TRY(unfinished(context, verified, io.out)))
+        return *stop;
+    bool confirmed = verified.step.verdict == core::Verdict::bad;
     std::string why = "culprit " + std::string(core::to_string(verified.step.verdict)) + " (" +
-                      verified.step.evidence + "), parent " +
-                      std::string(core::to_string(parent_check.step.verdict)) + " (" +
-                      parent_check.step.evidence + ")";
+                      verified.step.evidence + "), parent " + parent_says;
     if (context.options.verify_revert && confirmed) {
         const std::string& bad = context.info.bad;
         fs::path patch = context.settings.results_dir / "bisects" /

@@ -98,15 +98,22 @@ Expected<GitState> replay(Context& context) {
 }
 
 Reproduction count_reproduction(const Criterion& criterion,
-                                const std::vector<core::Sample>& samples,
-                                const std::set<std::string>& targets) {
+                                const std::vector<core::Sample>& samples, const ErrorModel& model) {
     Reproduction out;
     for (const auto& sample : samples) {
-        SampleClass value = classify_sample(criterion, sample, targets);
+        SampleClass value = classify_sample(criterion, sample, model);
         out.reproduced += value == SampleClass::reproduces;
-        out.usable += value == SampleClass::reproduces || value == SampleClass::clean;
+        out.usable += value == SampleClass::reproduces || value == SampleClass::clean ||
+                      value == SampleClass::stray || value == SampleClass::unsure;
     }
     return out;
+}
+
+ErrorModel endpoint_model(const Context& context) {
+    const auto* bad = find_step(context, core::StepRole::bad_endpoint);
+    const auto* good = find_step(context, core::StepRole::good_endpoint);
+    return error_model(bad ? samples_of(context, *bad) : std::vector<core::Sample>{},
+                       good ? samples_of(context, *good) : std::vector<core::Sample>{});
 }
 
 int build_bound(size_t commits) {

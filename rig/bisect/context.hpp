@@ -62,11 +62,14 @@ Expected<GitState> replay(Context& context);
 // How often the BAD endpoint's samples show the regression.
 struct Reproduction {
     int reproduced = 0;
-    int usable = 0; // reproduced or clean
+    int usable = 0; // neither hung, panicked, infra nor aborted
 };
 Reproduction count_reproduction(const Criterion& criterion,
-                                const std::vector<core::Sample>& samples,
-                                const std::set<std::string>& targets);
+                                const std::vector<core::Sample>& samples, const ErrorModel& model);
+
+// The `errors` criterion's model of the stored endpoints: the driver's, remade the same
+// way for every resume and report.
+ErrorModel endpoint_model(const Context& context);
 
 // The most builds a bisect of `commits` commits takes, skips aside: ceil(log2 n) + 2.
 int build_bound(size_t commits);

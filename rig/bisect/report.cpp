@@ -87,22 +87,34 @@ std::string functional_confidence(const Context& context) {
     const auto* bad_step = find_step(context, core::StepRole::bad_endpoint);
     if (!bad_step)
         return "";
-    auto samples = samples_of(context, *bad_step);
-    auto targets = regression_signatures(samples);
-    Reproduction seen = count_reproduction(context.criterion, samples, targets);
-    SamplePlan plan = plan_samples(seen.reproduced, seen.usable, context.options.confidence,
-                                   context.options.max_samples);
+    const bool errors = context.criterion.kind == CriterionKind::errors;
+    ErrorModel model = errors ? endpoint_model(context) : ErrorModel{};
+    Reproduction seen =
+        count_reproduction(context.criterion, samples_of(context, *bad_step), model);
+    const auto& options = context.options;
+    SamplePlan plan =
+        plan_samples(seen.reproduced, seen.usable, options.confidence, options.max_samples);
     std::string out = "reproduced in " + std::to_string(seen.reproduced) + " of " +
-                      std::to_string(seen.usable) + " samples at BAD (rate taken as " +
-                      util::fixed(plan.rate, 2) + "); a good verdict took " +
-                      std::to_string(plan.samples) +
-                      " clean samples, so a commit as bad as BAD passes as good with "
+                      std::to_string(seen.usable) + " samples at BAD (a rate of at least " +
+                      util::fixed(plan.rate, 2) + " with " +
+                      std::to_string(static_cast<int>(k_rate_level * 100)) +
+                      "% confidence); a good verdict took " + std::to_string(plan.samples) +
+                      " clean samples, so a commit as bad as that passes as good with "
                       "probability at most " +
                       util::fixed((1 - plan.confidence) * 100, 1) + "% (confidence " +
                       util::fixed(plan.confidence * 100, 1) + "%)";
-    if (!targets.empty()) {
-        std::vector<std::string> list(targets.begin(), targets.end());
-        out += "; regression signature(s): " + util::join(list, " | ");
+    for (const std::string& part : {describe_regression(model), describe_strays(model)})
+        if (!part.empty())
+            out += "; " + part;
+    if (find_step(context, core::StepRole::verify_parent)) {
+        SamplePlan check = plan_verification(seen.reproduced, seen.usable, options.confidence,
+                                             options.max_samples);
+        out +=
+            "; verification: the parent passed " +
+            std::to_string(std::max(options.samples, check.samples)) +
+            " clean samples (confidence " + util::fixed(check.confidence * 100, 2) +
+            "%), the culprit had to reproduce more often than the parent and GOOD at Fisher p < " +
+            util::format_p(k_verify_alpha, util::PStyle::three_significant);
     }
     return out;
 }
@@ -174,16 +186,66 @@ Expected<Cost> cost_of(const Context& context) {
     return cost;
 }
 
-// The summary to paste into a mail: reports/bisect-mail.txt.mustache, whose names these are.
-Expected<std::string> mail_summary(const Context& context, const CommitInfo& commit,
-                                   const std::string& confidence, const Cost& cost) {
+// A regular expression that matches `text` literally (ECMAScript).
+std::string literal_regex(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos)
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// What to try when a bisect names no verified culprit.
+std::string next_step(const Context& context) {
+    const auto& options = context.options;
+    std::string out = "take more samples per commit (--samples " +
+                      std::to_string(std::max(2 * options.samples, 5)) + " --max-samples " +
+                      std::to_string(2 * options.max_samples) + ")";
+    switch (context.criterion.kind) {
+    case CriterionKind::errors: {
+        ErrorModel model = endpoint_model(context);
+        if (model.targets.empty())
+            break;
+        // The message, after the last operand: what every line of the family says.
+        std::string example = model.families.at(*model.targets.begin()).example;
+        auto colon = example.rfind(": ");
+        std::string message = colon == std::string::npos ? example : example.substr(colon + 2);
+        out += ", or bisect on the regression's own message with --criterion 'signature:" +
+               literal_regex(message) + "'";
+        break;
+    }
+    case CriterionKind::duration:
+        out += ", or bisect on an exact count that moves with it (--criterion metric:NAME)";
+        break;
+    default:
+        break;
+    }
+    return out;
+}
+
+// The steps as a mail lists them: what each commit showed.
+util::Json shown_steps(const Context& context) {
+    util::Json out = util::Json::array();
+    for (const auto& step : context.steps) {
+        auto commit = context.git->describe(step.commit);
+        out.push_back({{"role", std::string(core::to_string(step.role))},
+                       {"commit", short_sha(step.commit)},
+                       {"subject", commit ? commit->subject : ""},
+                       {"verdict", std::string(core::to_string(step.verdict))},
+                       {"evidence", step.evidence}});
+    }
+    return out;
+}
+
+// The summary to paste into a mail: reports/bisect-mail.txt.mustache, whose names these
+// are. A culprit only when it verified; otherwise the text says the bisect was
+// inconclusive, what each commit showed, and what to try next.
+Expected<std::string> mail_summary(const Context& context, const std::string& confidence,
+                                   const Cost& cost) {
     const auto& info = context.info;
     util::Json view{{"id", info.id},
-                    {"commit",
-                     {{"sha", commit.sha},
-                      {"subject", commit.subject},
-                      {"author", commit.author},
-                      {"date", commit.date}}},
                     {"cell",
                      {{"kernel", context.cell.kernel_name},
                       {"config", context.cell.config},
@@ -191,41 +253,51 @@ Expected<std::string> mail_summary(const Context& context, const CommitInfo& com
                     {"criterion", info.criterion},
                     {"good", describe(context, info.good)},
                     {"bad", describe(context, info.bad)},
+                    {"good_short", short_sha(info.good)},
                     {"bad_short", short_sha(info.bad)},
                     {"builds", cost.builds},
                     {"boots", cost.boots},
                     {"steps", context.steps.size()}};
-    const auto* culprit_step = find_step(context, core::StepRole::verify_culprit);
-    const auto* parent_step = find_step(context, core::StepRole::verify_parent);
-    if (culprit_step && parent_step) {
-        view["verified"] = true;
-        view["culprit"] = {{"verdict", std::string(core::to_string(culprit_step->verdict))},
-                           {"evidence", culprit_step->evidence}};
-        view["parent"] = {{"commit", short_sha(parent_step->commit)},
-                          {"verdict", std::string(core::to_string(parent_step->verdict))},
-                          {"evidence", parent_step->evidence}};
+    if (info.status == core::BisectStatus::culprit) {
+        auto commit = RIG_TRY(context.git->describe(info.culprit));
+        view["confirmed"] = true;
+        view["commit"] = {{"sha", commit.sha},
+                          {"subject", commit.subject},
+                          {"author", commit.author},
+                          {"date", commit.date}};
+        const auto* culprit_step = find_step(context, core::StepRole::verify_culprit);
+        const auto* parent_step = find_step(context, core::StepRole::verify_parent);
+        if (culprit_step && parent_step) {
+            view["verified"] = true;
+            view["culprit"] = {{"verdict", std::string(core::to_string(culprit_step->verdict))},
+                               {"evidence", culprit_step->evidence}};
+            view["parent"] = {{"commit", short_sha(parent_step->commit)},
+                              {"verdict", std::string(core::to_string(parent_step->verdict))},
+                              {"evidence", parent_step->evidence}};
+        }
+        if (const auto* revert_step = find_step(context, core::StepRole::verify_revert))
+            view["revert"] = {{"verdict", std::string(core::to_string(revert_step->verdict))},
+                              {"evidence", revert_step->evidence}};
+    } else {
+        view["inconclusive"] = true;
+        view["result"] = info.message;
+        view["shown"] = shown_steps(context);
+        view["next"] = next_step(context);
     }
-    if (const auto* revert_step = find_step(context, core::StepRole::verify_revert))
-        view["revert"] = {{"verdict", std::string(core::to_string(revert_step->verdict))},
-                          {"evidence", revert_step->evidence}};
     if (!confidence.empty())
         view["confidence"] = confidence;
     return report::render_template(report::builtin_template(report::Builtin::bisect_mail), view,
                                    "reports/bisect-mail.txt.mustache");
 }
 
-// The first bad commit, and the summary to paste into a mail.
-Expected<std::string> culprit_summary(const Context& context, const std::string& confidence,
-                                      const Cost& cost) {
-    const auto& info = context.info;
-    auto commit = RIG_TRY(context.git->describe(info.culprit));
+// The first bad commit, once verified.
+Expected<std::string> culprit_summary(const Context& context) {
+    auto commit = RIG_TRY(context.git->describe(context.info.culprit));
     std::ostringstream out;
     out << "\nfirst bad commit: " << commit.sha << "\n"
         << "  subject: " << commit.subject << "\n"
         << "  author:  " << commit.author << "\n"
         << "  date:    " << commit.date << "\n";
-    out << "\n--- summary for a mail ---\n"
-        << RIG_TRY(mail_summary(context, commit, confidence, cost));
     return out.str();
 }
 
@@ -289,8 +361,19 @@ Expected<std::string> render_report(int64_t id, store::Database& db, const Setti
     std::string confidence = confidence_of(context);
     if (!confidence.empty())
         out << "confidence: " << confidence << "\n";
-    if (!info.culprit.empty())
-        out << RIG_TRY(culprit_summary(context, confidence, cost));
+    // A mail for every bisect that has ended with a finding or without one; a culprit
+    // only once it verified.
+    switch (info.status) {
+    case core::BisectStatus::culprit:
+        out << RIG_TRY(culprit_summary(context));
+        [[fallthrough]];
+    case core::BisectStatus::unverified:
+    case core::BisectStatus::inconclusive:
+        out << "\n--- summary for a mail ---\n" << RIG_TRY(mail_summary(context, confidence, cost));
+        break;
+    default:
+        break;
+    }
     return out.str();
 }
 

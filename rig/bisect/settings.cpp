@@ -53,6 +53,9 @@ Expected<StartOptions> decode_settings(const std::string& text) {
 }
 
 Expected<size_t> select_cell(const std::vector<core::Cell>& cells, const std::string& filter) {
+    // A scenario of one cell leaves nothing to choose.
+    if (filter.empty() && cells.size() == 1)
+        return 0;
     std::vector<size_t> matches;
     for (size_t i = 0; i < cells.size(); ++i)
         if (RIG_TRY(core::cell_matches(cells[i], filter)))
@@ -62,6 +65,9 @@ Expected<size_t> select_cell(const std::vector<core::Cell>& cells, const std::st
     std::string list;
     for (const core::Cell& cell : cells)
         list += "\n  " + cell.id + " " + cell.label();
+    if (filter.empty())
+        return fail(ErrorKind::usage, "the scenario has " + std::to_string(cells.size()) +
+                                          " cells: --cell must name exactly one of:" + list);
     return fail(ErrorKind::usage, "--cell " + filter + " matches " +
                                       std::to_string(matches.size()) +
                                       " cells; it must name exactly one of:" + list);

@@ -40,6 +40,15 @@ std::string timing_summary(const std::vector<double>& values) {
            "-" + util::fixed(summary.q3, 2) + " s";
 }
 
+} // namespace
+
+const ErrorModel& model_of(const Policy& policy) {
+    static const ErrorModel k_none;
+    return policy.errors ? *policy.errors : k_none;
+}
+
+namespace {
+
 // The verdict a step's samples give under its policy, or nullopt while more are needed.
 Decision decide(const Context& context, const Policy& policy,
                 const std::vector<core::Sample>& samples) {
@@ -47,7 +56,7 @@ Decision decide(const Context& context, const Policy& policy,
     std::vector<double> values; // duration, metric
     int unusable = 0;
     for (const auto& sample : samples) {
-        SampleClass value = classify_sample(context.criterion, sample, policy.targets);
+        SampleClass value = classify_sample(context.criterion, sample, model_of(policy));
         if (value == SampleClass::infra || value == SampleClass::aborted)
             continue;
         classes.push_back(value);
@@ -58,6 +67,11 @@ Decision decide(const Context& context, const Policy& policy,
     switch (policy.kind) {
     case Policy::Kind::fixed: {
         if (static_cast<int>(classes.size()) < policy.samples)
+            return {std::nullopt, ""};
+        // BAD under errors: one sample of a family is no more than a flake shows.
+        if (context.criterion.kind == CriterionKind::errors &&
+            policy.calibrates == core::Verdict::bad &&
+            static_cast<int>(classes.size()) < policy.budget && bad_needs_more(samples))
             return {std::nullopt, ""};
         int reproduced =
             static_cast<int>(std::count(classes.begin(), classes.end(), SampleClass::reproduces));
@@ -70,6 +84,14 @@ Decision decide(const Context& context, const Policy& policy,
                     duration ? std::to_string(values.size()) + " timings, " + timing_summary(values)
                              : "values " + to_text(spread_of(values))};
         }
+        // GOOD under errors: what its failures mean is settled once both endpoints are in
+        // (error_model), so it is not judged by BAD's failures alone here.
+        if (context.criterion.kind == CriterionKind::errors &&
+            policy.calibrates == core::Verdict::good)
+            return {unusable * 2 > static_cast<int>(classes.size()) ? core::Verdict::skip
+                                                                    : policy.calibrates,
+                    std::to_string(reproduced) + " of " + std::to_string(classes.size()) +
+                        " failed"};
         if (reproduced > 0)
             return {core::Verdict::bad, counts};
         if (unusable > 0)
@@ -77,7 +99,10 @@ Decision decide(const Context& context, const Policy& policy,
         return {core::Verdict::good, counts};
     }
     case Policy::Kind::functional:
-        return decide_functional(classes, policy.samples);
+        return decide_functional(classes, policy.samples, policy.budget);
+    case Policy::Kind::against_parent:
+        return decide_against_parent(classes, policy.parent_reproduced, policy.parent_samples,
+                                     policy.budget);
     case Policy::Kind::duration:
         return decide_duration(*policy.calibration, values, unusable, policy.samples,
                                policy.budget);
@@ -93,20 +118,20 @@ std::string evidence_of(const Context& context, const Policy& policy,
     // The most telling sample: one that reproduces, else one that failed, else the last.
     const core::Sample* chosen = nullptr;
     for (const auto& sample : samples) {
-        SampleClass value = classify_sample(context.criterion, sample, policy.targets);
+        SampleClass value = classify_sample(context.criterion, sample, model_of(policy));
         if (value == SampleClass::reproduces) {
             chosen = &sample;
             break;
         }
-        if (value == SampleClass::unusable && !chosen)
+        if ((value == SampleClass::unusable || value == SampleClass::unsure) && !chosen)
             chosen = &sample;
     }
     // A duration or metric step's reason already has its values; a failed sample still
     // needs telling.
     if (chosen &&
         (!compares_values(context.criterion) ||
-         classify_sample(context.criterion, *chosen, policy.targets) == SampleClass::unusable))
-        out += "; " + sample_evidence(context.criterion, *chosen, policy.targets);
+         classify_sample(context.criterion, *chosen, model_of(policy)) == SampleClass::unusable))
+        out += "; " + sample_evidence(context.criterion, *chosen, model_of(policy));
     return out;
 }
 
@@ -211,9 +236,15 @@ int samples_left(const Context& context, const Policy& policy,
                  const std::vector<core::Sample>& samples) {
     int usable = 0;
     for (const auto& sample : samples) {
-        SampleClass value = classify_sample(context.criterion, sample, policy.targets);
+        SampleClass value = classify_sample(context.criterion, sample, model_of(policy));
         usable += value != SampleClass::infra && value != SampleClass::aborted;
     }
+    // A functional step needs at least its count, then one sample at a time while strays
+    // or unsure ones keep it undecided; a step against its parent is tested after every
+    // batch of as many samples as guests run at once.
+    if (policy.kind == Policy::Kind::against_parent)
+        return std::max(1, std::min(static_cast<int>(std::max<size_t>(1, context.cpu_sets.size())),
+                                    policy.budget - usable));
     bool counted = policy.kind == Policy::Kind::fixed || policy.kind == Policy::Kind::functional;
     int wanted = counted || usable < policy.samples ? policy.samples : policy.budget;
     return std::max(1, wanted - usable);
@@ -308,8 +339,8 @@ Expected<bool> take_in(Context& context, const StepIo& io, Measuring& step, run:
         measured.stopped = *ran.out_of_space + ": free space there";
         return false;
     }
-    SampleClass value = classify_sample(context.criterion, sample, policy.targets);
-    std::string evidence = sample_evidence(context.criterion, sample, policy.targets);
+    SampleClass value = classify_sample(context.criterion, sample, model_of(policy));
+    std::string evidence = sample_evidence(context.criterion, sample, model_of(policy));
     io.out << step.boot.prefix << "sample " << sample.repetition + 1 << ": " << to_string(value)
            << " (" << evidence << ", " << util::fixed(sample.total_seconds, 0) << " s"
            << (sample.cpus.empty() ? "" : ", cpus " + sample.cpus) << ")\n"

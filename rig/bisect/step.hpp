@@ -18,15 +18,22 @@ namespace rig::bisect {
 
 // How a step decides when it has enough samples.
 struct Policy {
-    enum class Kind { fixed, functional, duration, metric } kind = Kind::fixed;
+    enum class Kind { fixed, functional, against_parent, duration, metric } kind = Kind::fixed;
     int samples = 0; // fixed: exactly this many; functional: clean ones needed; duration,
                      // metric: the first verdict's
-    int budget = 0;  // duration, metric: at most this many
-    std::set<std::string> targets; // errors criterion
+    int budget = 0;  // functional, against_parent, duration, metric: at most this many
+    const ErrorModel* errors = nullptr; // errors criterion; none yet: every failure counts
     const Calibration* calibration = nullptr;
     core::Verdict calibrates = core::Verdict::unsure; // fixed: the endpoint being calibrated
     const MetricPlan* metric_plan = nullptr;
+    // against_parent: the samples before the culprit (its parent's and GOOD's) that
+    // reproduced, and all of them that reproduced or were clean.
+    int parent_reproduced = 0;
+    int parent_samples = 0;
 };
+
+// The policy's error model, or the empty one.
+const ErrorModel& model_of(const Policy& policy);
 
 // The commit a step measures, and why.
 struct StepRequest {

@@ -2,6 +2,7 @@
 // Criteria, sample classes, sample counts and verdicts for rig bisect.
 #include "bisect/verdict.hpp"
 
+#include "core/evidence.hpp"
 #include "core/significance.hpp"
 #include "core/stats.hpp"
 #include "util/strings.hpp"
@@ -134,6 +135,10 @@ std::string_view to_string(SampleClass value) {
         return "reproduces";
     case SampleClass::clean:
         return "clean";
+    case SampleClass::stray:
+        return "stray";
+    case SampleClass::unsure:
+        return "unsure";
     case SampleClass::unusable:
         return "unusable";
     case SampleClass::infra:
@@ -172,8 +177,9 @@ bool broken(const core::Sample& sample) {
     }
 }
 
+// The first line of a signature criterion's match, or of a target family of the model.
 const core::ErrorLine* matching_line(const Criterion& criterion, const core::Sample& sample,
-                                     const std::set<std::string>& targets) {
+                                     const ErrorModel& model) {
     if (criterion.kind == CriterionKind::signature) {
         std::regex pattern(criterion.pattern);
         for (const auto& line : sample.lines)
@@ -182,72 +188,183 @@ const core::ErrorLine* matching_line(const Criterion& criterion, const core::Sam
         return nullptr;
     }
     for (const auto& line : sample.lines)
-        if (line.severity == core::Severity::error && targets.count(line.signature))
+        if (line.severity == core::Severity::error &&
+            model.targets.count(core::family_of(line.line)))
             return &line;
     return nullptr;
 }
 
-// make's summary of any failed recipe: says nothing about which failure it was.
-bool generic_failure(const std::string& signature) {
+// make's summary of any failed recipe, and gcc's "compilation terminated.": they say
+// nothing about which failure it was.
+bool generic_failure(const std::string& family) {
     static const std::regex k_make(R"(^make(\[N\])?: \*\*\*)");
-    return std::regex_search(signature, k_make);
+    return std::regex_search(family, k_make) || family == "compilation terminated.";
+}
+
+// Families a sample shows, for counting: none unless it failed.
+struct Counts {
+    std::map<std::string, int> by_family;
+    std::map<std::string, std::string> example;
+    int usable = 0;
+    int failing = 0;
+};
+
+Counts count_families(const std::vector<core::Sample>& samples) {
+    Counts out;
+    for (const auto& sample : samples) {
+        if (sample.outcome == core::Outcome::aborted ||
+            sample.outcome == core::Outcome::infra_error || broken(sample))
+            continue;
+        ++out.usable;
+        auto families = failure_families(sample);
+        out.failing += !families.empty();
+        for (const auto& family : families)
+            ++out.by_family[family];
+        for (const auto& line : sample.lines)
+            if (line.severity == core::Severity::error)
+                out.example.emplace(core::family_of(line.line), line.line);
+    }
+    return out;
+}
+
+// "3 of 3" or "0 of 5".
+std::string of(int count, int total) {
+    return std::to_string(count) + " of " + std::to_string(total);
 }
 
 } // namespace
 
-std::set<std::string> regression_signatures(const std::vector<core::Sample>& bad_samples) {
-    std::map<std::string, int> seen; // signature -> failing samples that printed it
-    std::set<std::string> from_kernel;
-    int failing = 0;
-    for (const auto& sample : bad_samples) {
-        if (!failed(sample))
+std::set<std::string> failure_families(const core::Sample& sample) {
+    std::set<std::string> out, generic;
+    if (!failed(sample))
+        return out;
+    for (const auto& line : sample.lines) {
+        if (line.severity != core::Severity::error)
             continue;
-        ++failing;
-        std::set<std::string> mine;
-        for (const auto& line : sample.lines) {
-            if (line.severity != core::Severity::error)
-                continue;
-            mine.insert(line.signature);
-            if (line.source != "workload")
-                from_kernel.insert(line.signature);
-        }
-        for (const auto& signature : mine)
-            ++seen[signature];
+        std::string family = core::family_of(line.line);
+        (generic_failure(family) ? generic : out).insert(std::move(family));
     }
-    // The kernel's own lines say what broke; a workload's "make: *** Error" lines follow
-    // any failure, so they mark the regression only when the kernel said nothing.
-    std::set<std::string> kernel, specific, all;
-    for (const auto& [signature, count] : seen) {
-        if (2 * count < failing)
+    if (out.empty())
+        out.insert(std::string(k_silent_family));
+    return out;
+}
+
+ErrorModel error_model(const std::vector<core::Sample>& bad, const std::vector<core::Sample>& good,
+                       double alpha) {
+    ErrorModel model;
+    Counts at_bad = count_families(bad);
+    Counts at_good = count_families(good);
+    model.bad_samples = at_bad.usable;
+    model.good_samples = at_good.usable;
+    for (const auto& [family, count] : at_bad.by_family)
+        model.families[family].bad = count;
+    for (const auto& [family, count] : at_good.by_family)
+        model.families[family].good = count;
+    for (auto& [family, entry] : model.families) {
+        const auto& seen = at_bad.example.count(family) ? at_bad.example : at_good.example;
+        auto found = seen.find(family);
+        entry.example = found != seen.end() ? found->second : family;
+    }
+    // GOOD's families are strays unless BAD shows them more often beyond chance.
+    for (const auto& [family, entry] : model.families)
+        if (entry.good > 0 && core::fisher_greater(entry.bad, model.bad_samples, entry.good,
+                                                   model.good_samples) >= alpha)
+            model.baseline.insert(family);
+    // The regression: BAD's other families that stood in two or more of its samples and
+    // in at least half of the failing ones, or that it showed significantly more often
+    // than GOOD. One sample is no more than a flake shows. A flake GOOD happened not to
+    // show may still slip in: the verification, the culprit against the commits before
+    // it, rarely passes it.
+    for (const auto& [family, entry] : model.families)
+        if (entry.bad > 0 && !model.baseline.count(family) &&
+            ((entry.bad >= 2 && 2 * entry.bad >= at_bad.failing) ||
+             core::fisher_greater(entry.bad, model.bad_samples, entry.good, model.good_samples) <
+                 alpha))
+            model.targets.insert(family);
+    for (const auto& sample : bad) {
+        if (sample.outcome == core::Outcome::aborted ||
+            sample.outcome == core::Outcome::infra_error || broken(sample))
             continue;
-        all.insert(signature);
-        if (from_kernel.count(signature))
-            kernel.insert(signature);
-        else if (!generic_failure(signature))
-            specific.insert(signature);
+        auto families = failure_families(sample);
+        model.reproduced += std::any_of(families.begin(), families.end(), [&](const auto& family) {
+            return model.targets.count(family) > 0;
+        });
     }
-    return !kernel.empty() ? kernel : !specific.empty() ? specific : all;
+    if (at_bad.failing == 0) {
+        model.problem = "not reproducible at BAD: none of " + std::to_string(model.bad_samples) +
+                        " usable samples failed";
+    } else if (model.targets.empty()) {
+        std::vector<std::string> shown;
+        for (const auto& [family, entry] : model.families)
+            if (entry.bad > 0)
+                shown.push_back(entry.example + " (" + of(entry.bad, model.bad_samples) +
+                                " at BAD, " + of(entry.good, model.good_samples) + " at GOOD)");
+        model.problem = "already bad at GOOD, or not reproducible at BAD: BAD fails no more "
+                        "often than GOOD does: " +
+                        util::join(shown, "; ");
+    }
+    return model;
+}
+
+namespace {
+
+std::string describe(const ErrorModel& model, const std::set<std::string>& families,
+                     const std::string& heading) {
+    std::vector<std::string> parts;
+    for (const auto& family : families) {
+        const Family& entry = model.families.at(family);
+        parts.push_back(entry.example + " (" + of(entry.bad, model.bad_samples) + " at BAD, " +
+                        of(entry.good, model.good_samples) + " at GOOD)");
+    }
+    return parts.empty() ? "" : heading + util::join(parts, " | ");
+}
+
+} // namespace
+
+std::string describe_regression(const ErrorModel& model) {
+    return describe(model, model.targets, "regression: ");
+}
+
+std::string describe_strays(const ErrorModel& model) {
+    return describe(model, model.baseline, "stray, GOOD fails so too: ");
+}
+
+bool bad_needs_more(const std::vector<core::Sample>& bad) {
+    Counts counts = count_families(bad);
+    int most = 0;
+    for (const auto& [family, count] : counts.by_family)
+        most = std::max(most, count);
+    return counts.failing > 0 && most < 2;
 }
 
 SampleClass classify_sample(const Criterion& criterion, const core::Sample& sample,
-                            const std::set<std::string>& targets) {
+                            const ErrorModel& model) {
     if (sample.outcome == core::Outcome::aborted)
         return SampleClass::aborted;
     if (sample.outcome == core::Outcome::infra_error)
         return SampleClass::infra;
     switch (criterion.kind) {
     case CriterionKind::signature:
-        if (matching_line(criterion, sample, targets))
+        if (matching_line(criterion, sample, model))
             return SampleClass::reproduces;
         return broken(sample) ? SampleClass::unusable : SampleClass::clean;
-    case CriterionKind::errors:
+    case CriterionKind::errors: {
         if (broken(sample))
             return SampleClass::unusable;
-        if (!failed(sample))
+        auto families = failure_families(sample);
+        if (families.empty())
             return SampleClass::clean;
-        if (targets.empty() || matching_line(criterion, sample, targets))
+        if (model.bad_samples == 0)
             return SampleClass::reproduces;
-        return SampleClass::clean; // a stray error of another signature
+        bool all_stray = true;
+        for (const auto& family : families) {
+            if (model.targets.count(family))
+                return SampleClass::reproduces;
+            all_stray &= model.baseline.count(family) > 0;
+        }
+        // A failure is never clean: either GOOD fails so too, or nobody knows yet.
+        return all_stray ? SampleClass::stray : SampleClass::unsure;
+    }
     case CriterionKind::duration:
     case CriterionKind::metric:
         return sample.outcome == core::Outcome::ok && measured_value(criterion, sample)
@@ -271,7 +388,7 @@ std::optional<double> measured_value(const Criterion& criterion, const core::Sam
 }
 
 std::string sample_evidence(const Criterion& criterion, const core::Sample& sample,
-                            const std::set<std::string>& targets) {
+                            const ErrorModel& model) {
     std::string outcome(core::to_string(sample.outcome));
     if (criterion.kind == CriterionKind::duration && sample.outcome == core::Outcome::ok) {
         return util::fixed(sample.guest_seconds, 2) + " s";
@@ -281,7 +398,7 @@ std::string sample_evidence(const Criterion& criterion, const core::Sample& samp
         return value ? criterion.metric + " " + number(*value)
                      : "ok, but the sample has no metric " + criterion.metric;
     }
-    if (const auto* line = matching_line(criterion, sample, targets))
+    if (const auto* line = matching_line(criterion, sample, model))
         return outcome + ": " + line->line;
     if (!sample.lines.empty() && failed(sample))
         return outcome + ": " + sample.lines.front().line;
@@ -300,19 +417,22 @@ SamplePlan plan_samples(int reproduced, int total, double confidence, int cap) {
     SamplePlan plan;
     if (total <= 0 || reproduced <= 0)
         return plan;
-    double rate = static_cast<double>(reproduced) / total;
-    plan.rate = std::min(rate, static_cast<double>(total) / (total + 1));
+    plan.rate = core::rate_lower_bound(reproduced, total, k_rate_level);
     int n = static_cast<int>(std::ceil(std::log(1 - confidence) / std::log(1 - plan.rate)));
     plan.samples = std::clamp(n, 2, std::max(2, cap));
     plan.confidence = 1 - std::pow(1 - plan.rate, plan.samples);
     return plan;
 }
 
+SamplePlan plan_verification(int reproduced, int total, double confidence, int cap) {
+    return plan_samples(reproduced, total, 1 - (1 - confidence) * (1 - confidence), 2 * cap);
+}
+
 core::Test difference_test(size_t a, size_t b) {
     return a >= 8 && b >= 8 ? core::Test::mann_whitney : core::Test::welch;
 }
 
-Decision decide_functional(const std::vector<SampleClass>& samples, int needed) {
+Decision decide_functional(const std::vector<SampleClass>& samples, int needed, int budget) {
     int clean = 0;
     for (size_t i = 0; i < samples.size(); ++i) {
         if (samples[i] == SampleClass::reproduces)
@@ -322,9 +442,42 @@ Decision decide_functional(const std::vector<SampleClass>& samples, int needed) 
                                              " failed in a way the criterion does not ask about"};
         clean += samples[i] == SampleClass::clean;
     }
+    std::string counts = of(clean, needed) + " clean";
+    int other = static_cast<int>(samples.size()) - clean;
+    if (other > 0)
+        counts += ", " + std::to_string(other) + " failed as neither endpoint tells apart";
     if (clean >= needed)
-        return {core::Verdict::good, std::to_string(clean) + " clean samples"};
-    return {std::nullopt, std::to_string(clean) + " of " + std::to_string(needed) + " clean"};
+        return {core::Verdict::good, counts};
+    if (static_cast<int>(samples.size()) >= budget)
+        return {core::Verdict::unsure, counts + " within " + std::to_string(budget) + " samples"};
+    return {std::nullopt, counts};
+}
+
+Decision decide_against_parent(const std::vector<SampleClass>& samples, int parent_reproduced,
+                               int parent_samples, int budget) {
+    int reproduced = 0, usable = 0;
+    for (size_t i = 0; i < samples.size(); ++i) {
+        if (samples[i] == SampleClass::unusable)
+            return {core::Verdict::skip, "sample " + std::to_string(i + 1) +
+                                             " failed in a way the criterion does not ask about"};
+        reproduced += samples[i] == SampleClass::reproduces;
+        usable += samples[i] == SampleClass::reproduces || samples[i] == SampleClass::clean;
+    }
+    double p = core::fisher_greater(reproduced, usable, parent_reproduced, parent_samples);
+    std::string why = "reproduces in " + of(reproduced, usable) + " against " +
+                      of(parent_reproduced, parent_samples) +
+                      " before it (parent and GOOD), Fisher p=" +
+                      util::format_p(p, util::PStyle::three_significant);
+    if (p < k_verify_alpha)
+        return {core::Verdict::bad, why};
+    if (static_cast<int>(samples.size()) < budget)
+        return {std::nullopt, why};
+    if (reproduced == 0 && usable == static_cast<int>(samples.size()))
+        return {core::Verdict::good, why};
+    return {core::Verdict::unsure,
+            why + ": not significant at " +
+                util::format_p(k_verify_alpha, util::PStyle::three_significant) + " within " +
+                std::to_string(budget) + " samples"};
 }
 
 namespace {

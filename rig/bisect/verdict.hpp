@@ -9,6 +9,7 @@
 #include "core/status.hpp"
 #include "util/error.hpp"
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -43,24 +44,69 @@ Expected<Criterion> parse_criterion(std::string_view text);
 enum class SampleClass {
     reproduces, // shows the regression the criterion asks about
     clean,      // ran and does not show it (duration: a usable timing)
+    stray,      // errors: failed only as GOOD fails too, about as often: no evidence
+    unsure,     // errors: failed in a way neither endpoint explains: asks for more samples
     unusable,   // a boot failure, hang or other failure the criterion does not ask about
     infra,      // the machinery failed: retried, not data
     aborted,    // rig was interrupted: redone, not data
 };
 std::string_view to_string(SampleClass value);
 
-// The signatures that mark the regression for `errors`: those seen in at least half of
-// the bad endpoint's failing samples; of those, the kernel's own lines when there are
-// any, else the workload's without make's generic "*** Error" lines. A stray line of
-// another signature then does not make a commit bad. Empty when the failures printed no
-// error line: the outcome decides.
-std::set<std::string> regression_signatures(const std::vector<core::Sample>& bad_samples);
+// The family of a failed sample that printed no error line saying what failed: a failure
+// all the same.
+inline constexpr std::string_view k_silent_family = "(no error line)";
 
-// `targets` is regression_signatures() of the bad endpoint (errors only). Under duration
-// and metric, a sample is clean when it ran and carries its value, else unusable: a
-// sample that lacks the metric has no value, not 0.
+// The error families (core::family_of) of a failed sample's error lines that say what
+// failed: make's "*** [...] Error N" follows any failure and counts only when nothing
+// else was printed. k_silent_family when none; empty for a sample that did not fail.
+std::set<std::string> failure_families(const core::Sample& sample);
+
+// One error family as the endpoints showed it.
+struct Family {
+    std::string example; // one real line of it, as printed: BAD's first, else GOOD's
+    int bad = 0;         // BAD's usable samples that showed it
+    int good = 0;        // GOOD's
+};
+
+// What the `errors` criterion holds a commit's failures against, made from the endpoints'
+// samples. Families, not lines: a caching bug fails on whichever file it meets.
+struct ErrorModel {
+    std::map<std::string, Family> families;
+    int bad_samples = 0;  // usable samples (not hung, panicked, infra or aborted) at BAD
+    int good_samples = 0; // at GOOD; 0 while GOOD is not measured
+    // The regression: a failed sample with one of these reproduces.
+    std::set<std::string> targets;
+    // Stray: GOOD shows them about as often as BAD does. A failure of these alone is no
+    // evidence either way (one flaky test must not steer the bisect).
+    std::set<std::string> baseline;
+    int reproduced = 0; // BAD's samples that show a target: the one count of BAD's rate
+    // Set when the endpoints leave nothing to bisect: why, for the user.
+    std::optional<std::string> problem;
+};
+
+// Baseline: GOOD's families that BAD does not show significantly more often (Fisher's
+// exact test, one-sided, at `alpha`). Targets: the other families BAD showed in two or
+// more samples and in at least half of its failing ones, or significantly more often
+// than GOOD. Before GOOD is measured (`good` empty), nothing is baseline.
+ErrorModel error_model(const std::vector<core::Sample>& bad, const std::vector<core::Sample>& good,
+                       double alpha = 0.05);
+
+// BAD under errors: it failed, but no family stood in two of its samples yet, which
+// is no more than a flake shows. The endpoint takes more samples, up to its budget.
+bool bad_needs_more(const std::vector<core::Sample>& bad);
+
+// The model in words, one real line per family with its counts at each endpoint:
+// "regression: <line> (3 of 3 at BAD, 0 of 4 at GOOD)" and "stray, GOOD fails so too:
+// <line> (1 of 3 at BAD, 1 of 4 at GOOD)"; empty when there is no such family.
+std::string describe_regression(const ErrorModel& model);
+std::string describe_strays(const ErrorModel& model);
+
+// `model` is error_model() of the endpoints (errors only; ignored by other criteria). A
+// model of no BAD samples counts every failure as reproducing: what BAD's own samples are
+// counted by. Under duration and metric, a sample is clean when it ran and carries its
+// value, else unusable: a sample that lacks the metric has no value, not 0.
 SampleClass classify_sample(const Criterion& criterion, const core::Sample& sample,
-                            const std::set<std::string>& targets);
+                            const ErrorModel& model);
 
 // The number a duration or metric criterion compares: the guest's seconds, or the
 // metric's value. nullopt for other criteria and for samples that lack the metric.
@@ -68,18 +114,23 @@ std::optional<double> measured_value(const Criterion& criterion, const core::Sam
 
 // Why a sample counts as it does, in one line, for the evidence column.
 std::string sample_evidence(const Criterion& criterion, const core::Sample& sample,
-                            const std::set<std::string>& targets);
+                            const ErrorModel& model);
 
-// Functional criteria: with a reproduction rate p at the bad endpoint (reproduced of
-// total usable samples), the smallest n with (1 - p)^n <= 1 - confidence, at least 2 and
-// at most `cap`. p is taken as at most total/(total + 1): three of three is not proof
-// that the bug shows every time.
+// Functional criteria: with `reproduced` of `total` usable samples at the bad endpoint,
+// the rate is taken as its lower confidence bound (k_rate_level, Clopper-Pearson): three
+// of three is not proof that the bug shows every time, and two of three may be a rate
+// of one in three. Then the smallest n with (1 - rate)^n <= 1 - confidence, at least 2
+// and at most `cap`.
+inline constexpr double k_rate_level = 0.8;
 struct SamplePlan {
     double rate = 0;       // the rate used
     int samples = 0;       // per commit, for a good verdict
     double confidence = 0; // 1 - (1 - rate)^samples: a bad commit shows within that many
 };
 SamplePlan plan_samples(int reproduced, int total, double confidence, int cap = 10);
+// The verification's: the culprit's parent must pass at the confidence a bisect of two
+// independent good verdicts would have, 1 - (1 - confidence)^2, with twice the cap.
+SamplePlan plan_verification(int reproduced, int total, double confidence, int cap = 10);
 
 // What to do with a commit after its samples so far: a verdict, or one more sample.
 struct Decision {
@@ -88,9 +139,21 @@ struct Decision {
 };
 
 // Functional: bad as soon as one sample reproduces; skip when a sample was unusable;
-// good after `needed` clean samples. Infra and aborted samples are ignored here (the
-// driver retries them).
-Decision decide_functional(const std::vector<SampleClass>& samples, int needed);
+// good after `needed` clean samples. Stray and unsure samples count neither way; after
+// `budget` samples without a verdict the commit is unsure. Infra and aborted samples are
+// ignored here (the driver retries them).
+Decision decide_functional(const std::vector<SampleClass>& samples, int needed, int budget);
+
+// The culprit of a functional bisect against the commits before it (its parent, which
+// passed, and GOOD): `parent_reproduced` of their `parent_samples` usable samples
+// reproduced (0 unless a target is a family GOOD shows too, more rarely). Bad once the
+// culprit reproduces significantly more often (Fisher's exact test, one-sided, at
+// k_verify_alpha); good when none of `budget` samples reproduces; unsure when the budget
+// ends between; skip on an unusable sample. A flaky failure that both show alike never
+// verifies.
+inline constexpr double k_verify_alpha = 0.001;
+Decision decide_against_parent(const std::vector<SampleClass>& samples, int parent_reproduced,
+                               int parent_samples, int budget);
 
 // Performance: the commit's timings against both calibrated endpoints, each compared
 // with Welch's t-test (Mann-Whitney once both sides have 8 samples) at `alpha`, and

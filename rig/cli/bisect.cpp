@@ -68,20 +68,21 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
         "start", "check both endpoints, bisect with git, verify the culprit, report");
     auto& s = options.start;
     start->add_option("scenario", s.scenario, "scenario YAML file")->required();
-    start
-        ->add_option("--cell", s.cell,
-                     "the cell: id or id prefix, or KEY=VALUE[,KEY=VALUE] on kernel, config "
-                     "and axes (fs, cache, msize, ...)")
-        ->required();
+    start->add_option("--cell", s.cell,
+                      "the cell: id or id prefix, or KEY=VALUE[,KEY=VALUE] on kernel, config "
+                      "and axes (fs, cache, msize, ...); needed only when the scenario has "
+                      "more than one cell");
     start->add_option("--good", s.good, "a revision where the cell passes")->required();
     start->add_option("--bad", s.bad, "a later revision where it fails")->required();
-    start->add_option("--criterion", s.criterion,
-                      "errors (the bad endpoint's error signatures), signature:REGEX, "
-                      "duration[:+N%] (default threshold +10%), or metric:NAME[:+N%|:-N%] "
-                      "(a sample metric such as 9p.work.getattr; default errors)");
+    start->add_option(
+        "--criterion", s.criterion,
+        "errors (the bad endpoint's error families, held against GOOD's), signature:REGEX, "
+        "duration[:+N%] (default threshold +10%), or metric:NAME[:+N%|:-N%] "
+        "(a sample metric such as 9p.work.getattr; default errors)");
     start
         ->add_option("--samples", s.samples,
-                     "samples at each endpoint and for each verification (default 3)")
+                     "samples at BAD (under errors, more while no error family stands in two), "
+                     "and the least at GOOD and each verification (default 3)")
         ->check(CLI::Range(1, 100));
     start->add_option("--confidence", s.confidence,
                       "wanted confidence of a good verdict under errors/signature (default 0.95)");

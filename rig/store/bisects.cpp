@@ -106,6 +106,17 @@ Expected<int64_t> Database::add_bisect_step(const BisectStep& step) {
     return id;
 }
 
+Expected<void> Database::restate_bisect_step(int64_t step_id, core::Verdict verdict,
+                                             const std::string& evidence) {
+    auto statement = RIG_TRY(Statement::prepare(
+        *m_impl, "UPDATE bisect_steps SET verdict = ?2, evidence = ?3 WHERE id = ?1 RETURNING id"));
+    statement.bind(step_id, core::to_string(verdict), evidence);
+    if (!RIG_TRY(statement.step()))
+        return fail(ErrorKind::infra,
+                    "no bisect step " + std::to_string(step_id) + " in the database");
+    return statement.run();
+}
+
 Expected<std::vector<BisectStep>> Database::bisect_steps(int64_t bisect_id) {
     auto statement = RIG_TRY(Statement::prepare(
         *m_impl, "SELECT id, bisect_id, role, \"commit\", cell_id, build_outcome, build_seconds, "

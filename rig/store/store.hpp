@@ -266,6 +266,10 @@ public:
     Expected<int64_t> add_bisect_step(const BisectStep& step);
     // In the order they were stored.
     Expected<std::vector<BisectStep>> bisect_steps(int64_t bisect_id);
+    // A stored step's verdict and evidence said again, once later samples (the other
+    // endpoint's) settle what its own mean.
+    Expected<void> restate_bisect_step(int64_t step_id, core::Verdict verdict,
+                                       const std::string& evidence);
 
     struct Impl;
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // rig bisect on a real kernel history made by the test on top of linux-source-6.1: a
-// planted 9p write error under cache=mmap behind a range of commits that do not build
+// planted 9p open error under cache=mmap whose line changes from run to run (a random
+// third of read-only opens fail with EBADF), behind a range of commits that do not build
 // (killed with -9 half-way and resumed), endpoints that do not reproduce, and a planted
 // slowdown in 9p's open found with the duration criterion, a commit halfway between
 // the endpoints that ends the bisect as a range, and a planted caching regression (loose
@@ -72,9 +73,10 @@ std::string replace_once(std::string text, const std::string& from, const std::s
     return text;
 }
 
-// (a) base, a harmless commit, two commits that do not compile, the fix, the planted write
-// error (cache=mmap only: that mode has its own write_iter), two harmless commits. In a
-// linear range of 7, git tests the third commit first: the broken range is met for sure.
+// (a) base, a harmless commit, two commits that do not compile, the fix, the planted open
+// error (cache=mmap only; a random third of read-only opens, so the failing file and line
+// change from run to run), two harmless commits. In a linear range of 7, git tests the
+// third commit first: the broken range is met for sure.
 struct FunctionalHistory {
     std::string good, broken1, broken2, parent, culprit, bad;
 };
@@ -102,18 +104,19 @@ const FunctionalHistory& functional_history() {
             {{"fs/9p/vfs_addr.c", addr + "\nint rig_half_done(void);\nint rig_half_done(void) "
                                          "{ return 0; }\n"}},
             "9p: finish the helper (builds again)", 4);
-        std::string planted = replace_once(
-            at("fs/9p/vfs_file.c"),
-            "\t/*\n\t * TODO: invalidate mmaps on filp's inode between\n"
-            "\t * offset and offset+count\n\t */\n\treturn v9fs_file_write_iter(iocb, from);",
-            "\tconst char *name = iocb->ki_filp->f_path.dentry->d_name.name;\n"
-            "\tsize_t len = strlen(name);\n\n"
-            "\tif (len > 2 && strcmp(name + len - 2, \".o\") == 0) {\n"
-            "\t\tpr_err(\"9p: mmap write to %s refused\\n\", name);\n"
-            "\t\treturn -EIO;\n\t}\n"
-            "\treturn v9fs_file_write_iter(iocb, from);");
+        // Seed 004's kind: under cache=mmap one read-only open of a regular file in three
+        // fails with EBADF, at random, so each run fails on other files.
+        std::string planted = replace_once(at("fs/9p/vfs_file.c"), "#include <linux/uio.h>\n",
+                                           "#include <linux/uio.h>\n#include <linux/random.h>\n");
+        planted = replace_once(planted,
+                               "\tv9inode = V9FS_I(inode);\n\tv9ses = v9fs_inode2v9ses(inode);\n",
+                               "\tv9inode = V9FS_I(inode);\n\tv9ses = v9fs_inode2v9ses(inode);\n"
+                               "\tif (v9ses->cache == CACHE_MMAP && S_ISREG(inode->i_mode) &&\n"
+                               "\t    (file->f_flags & O_ACCMODE) == O_RDONLY &&\n"
+                               "\t    get_random_u32() % 3 == 0)\n"
+                               "\t\treturn -EBADF;\n");
         h.culprit = commit_files(repo, h.parent, {{"fs/9p/vfs_file.c", planted}},
-                                 "9p: check object writes in the mmap path", 5);
+                                 "9p: check the open mode in the mmap path", 5);
         std::string c6 = commit_files(
             repo, h.culprit,
             {{"fs/9p/vfs_dir.c", at("fs/9p/vfs_dir.c") + "\n/* rig bisect test: c6 */\n"}},
@@ -257,13 +260,15 @@ struct Workload {
     std::string guest = "{cpus: 1}";
 };
 
-// Writes an object file, which the planted error refuses under cache=mmap.
-const Workload k_object_write{"{command: \"echo object > probe.o && cat probe.o\"}"};
-
 // `command` in a generated project of four units (five sources with main.c).
 Workload in_project(const std::string& command) {
     return {"{generate: {units: 4, headers: 2, functions: 8}, command: \"" + command + "\"}"};
 }
+
+// Reads the project's eight files with one cat: under the planted open error, some of them
+// fail each run (all eight open, at one in three each: about 96% of runs), each with its
+// own line ("cat: units/unit_2.c: Bad file descriptor").
+const Workload k_reads = in_project("cat Makefile main.c units/*.c include/*.h > /dev/null");
 
 // Opens: ten rounds of the shell opening each of the project's five sources itself (a
 // builtin read, no program started: every exec opens its binary and libraries over the
@@ -278,7 +283,7 @@ const Workload k_stats = in_project("for i in 1 2 3 4 5 6 7 8; do ls -lR > /dev/
 
 // One git kernel as [base, release] (the kernels suite's folder), cache loose and mmap.
 fs::path write_scenario(const Scratch& scratch, const std::string& name,
-                        const Workload& workload = k_object_write) {
+                        const Workload& workload = k_reads) {
     fs::path file = scratch.dir / (name + ".yaml");
     std::ofstream(file) << "name: " << name << "\nkernels:\n"
                         << "  - {name: linux, git: " << rig::test::linux_repo().string()
@@ -399,11 +404,22 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
     auto report = run_rig({"--db", scratch.db.string(), "bisect", "report", "1"});
     EXPECT_EQ(report.exit_code, 0) << report.err;
     EXPECT_NE(report.out.find("first bad commit: " + h.culprit), std::string::npos) << report.out;
-    EXPECT_NE(report.out.find("9p: check object writes in the mmap path"), std::string::npos);
+    EXPECT_NE(report.out.find("9p: check the open mode in the mmap path"), std::string::npos);
     EXPECT_NE(report.out.find("rig <rig@localhost>"), std::string::npos) << report.out;
-    EXPECT_NE(report.out.find("9p: mmap write to"), std::string::npos) << report.out;
+    // One real line of the family, whichever file it named, never the normalized form.
+    EXPECT_NE(report.out.find("regression: cat: "), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find(": Bad file descriptor ("), std::string::npos) << report.out;
+    EXPECT_EQ(report.out.find("*: Bad file descriptor"), std::string::npos) << report.out;
     EXPECT_NE(report.out.find("confidence"), std::string::npos) << report.out;
     EXPECT_NE(report.out.find("Subject: [REGRESSION]"), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find("The first bad commit is"), std::string::npos) << report.out;
+    // The failing files differed from run to run at BAD: a line per file, one family.
+    EXPECT_GT(std::stoi(one(scratch.db, "SELECT count(DISTINCT l.line) FROM bisect_steps s, "
+                                        "json_each(s.samples) j JOIN error_lines l ON "
+                                        "l.sample_id = j.value WHERE s.role = 'bad-endpoint' "
+                                        "AND l.line LIKE '%Bad file descriptor'")),
+              1)
+        << report.out;
     std::cout << report.out;
 
     // The log replays in a clone of the user's repository with git alone.
@@ -501,8 +517,7 @@ TEST(Bisect, InfraErrorsStopTheBisectWithItsStateSaved) {
     Scratch scratch("infra");
     const FunctionalHistory& h = functional_history();
     // QEMU cannot start a guest with 64 TiB of memory: a real infra error at every sample.
-    fs::path scenario =
-        write_scenario(scratch, "bisect-infra", {k_object_write.yaml, "{memory: 64T}"});
+    fs::path scenario = write_scenario(scratch, "bisect-infra", {k_reads.yaml, "{memory: 64T}"});
     auto args =
         start_args(scratch, scenario, "cache=mmap", h.good, h.bad, {"--infra-retries", "1"});
     auto stopped = run_rig(args, k_bisect_timeout);

@@ -78,6 +78,7 @@ struct Bench {
                                         {}});
         policy.kind = bisect::Policy::Kind::functional;
         policy.samples = 2; // clean samples for a good verdict
+        policy.budget = 4;
     }
 
     // The loop of one step at c0ffee0000000000 on `hypervisor`.

@@ -6,8 +6,10 @@
 #include "bisect/context.hpp"
 #include "bisect/git.hpp"
 #include "bisect/verdict.hpp"
+#include "core/evidence.hpp"
 #include "proc/process.hpp"
 #include "store/store.hpp"
+#include "git_run.hpp"
 #include "temp_dir.hpp"
 
 #include <algorithm>
@@ -58,50 +60,56 @@ TEST(BisectCriterion, ParsesAndPrintsBack) {
     }
 }
 
-TEST(BisectVerdict, RegressionSignaturesIgnoreAStrayLine) {
+TEST(BisectVerdict, BadsMajorityFamilyIsTheRegressionAndAFailureIsNeverClean) {
     std::vector<Sample> bad{sample(Outcome::workload_failed, {"9p: write refused", "stray A"}),
                             sample(Outcome::workload_failed, {"9p: write refused"}),
                             sample(Outcome::workload_failed, {"9p: write refused", "stray B"}),
                             sample(Outcome::ok)};
-    auto targets = regression_signatures(bad);
-    EXPECT_EQ(targets, (std::set<std::string>{"9p: write refused"}));
+    ErrorModel model = error_model(bad, {sample(Outcome::ok), sample(Outcome::ok)});
+    EXPECT_EQ(model.targets,
+              (std::set<std::string>{rig::core::family_of("9p: write refused (line)")}));
+    EXPECT_EQ(model.reproduced, 3);
+    EXPECT_EQ(model.bad_samples, 4);
+    EXPECT_FALSE(model.problem);
     Criterion errors = criterion("errors");
-    EXPECT_EQ(classify_sample(errors, bad[0], targets), SampleClass::reproduces);
-    // A commit whose only error is another signature is not bad.
-    EXPECT_EQ(classify_sample(errors, sample(Outcome::errors, {"stray C"}), targets),
-              SampleClass::clean);
-    EXPECT_EQ(classify_sample(errors, sample(Outcome::ok), targets), SampleClass::clean);
-    // Without error lines at BAD, a failed workload is the regression.
+    EXPECT_EQ(classify_sample(errors, bad[0], model), SampleClass::reproduces);
+    // A commit whose only error is another family is not clean: nobody knows it yet.
+    EXPECT_EQ(classify_sample(errors, sample(Outcome::errors, {"stray C"}), model),
+              SampleClass::unsure);
+    EXPECT_EQ(classify_sample(errors, sample(Outcome::ok), model), SampleClass::clean);
+    // Before the model is made, every failure counts: what BAD's own samples are counted by.
     EXPECT_EQ(classify_sample(errors, sample(Outcome::workload_failed), {}),
               SampleClass::reproduces);
 }
 
-TEST(BisectVerdict, KernelLinesMarkTheRegressionNotMakesSummary) {
-    auto with = [](Sample sample, const std::string& source, const std::string& signature) {
-        sample.lines.push_back({rig::core::Severity::error, source, signature, signature});
+TEST(BisectVerdict, SilentFailuresAndMakesSummary) {
+    auto with = [](Sample sample, const std::string& source, const std::string& line) {
+        sample.lines.push_back({rig::core::Severity::error, source, line, line});
         return sample;
     };
-    Sample failed = sample(Outcome::workload_failed);
-    failed = with(failed, "workload", "make: *** [Makefile:N: units/unit_N.o] Error N");
-    failed = with(failed, "workload", "unit_N.c: fatal error: Input/output error");
-    Sample kernel = with(failed, "dmesg", "Np: mmap write to unit_N.o refused");
-    EXPECT_EQ(regression_signatures({kernel, kernel}),
-              (std::set<std::string>{"Np: mmap write to unit_N.o refused"}));
-    EXPECT_EQ(regression_signatures({failed, failed}),
-              (std::set<std::string>{"unit_N.c: fatal error: Input/output error"}));
-    // Another compile failure ends in the same make line, and is not the regression.
-    Sample other = with(sample(Outcome::workload_failed), "workload",
-                        "make: *** [Makefile:N: units/unit_N.o] Error N");
-    other = with(other, "workload", "unit_N.c: error: expected ';'");
-    EXPECT_EQ(classify_sample(criterion("errors"), other, regression_signatures({failed})),
-              SampleClass::clean);
+    Sample failed = with(sample(Outcome::workload_failed), "workload",
+                         "make: *** [Makefile:12: units/unit_1.o] Error 1");
+    failed = with(failed, "workload", "units/unit_1.c:3:10: error: 'x' undeclared");
+    // Make's summary follows any failure: it is not the regression's family.
+    EXPECT_EQ(failure_families(failed), (std::set<std::string>{"error: 'x' undeclared"}));
+    // A failure that printed make's line alone printed nothing that says what failed.
+    Sample silent = with(sample(Outcome::workload_failed), "workload",
+                         "make: *** [Makefile:12: units/unit_2.o] Error 1");
+    EXPECT_EQ(failure_families(silent), (std::set<std::string>{std::string(k_silent_family)}));
+    EXPECT_EQ(failure_families(sample(Outcome::ok)), std::set<std::string>{});
+    ErrorModel model = error_model({failed, failed}, {sample(Outcome::ok), sample(Outcome::ok)});
+    EXPECT_EQ(classify_sample(criterion("errors"), silent, model), SampleClass::unsure);
+    // BAD failing silently makes silence the regression.
+    ErrorModel quiet = error_model({silent, silent}, {sample(Outcome::ok), sample(Outcome::ok)});
+    EXPECT_EQ(classify_sample(criterion("errors"), silent, quiet), SampleClass::reproduces);
+    EXPECT_EQ(classify_sample(criterion("errors"), failed, quiet), SampleClass::unsure);
 }
 
 TEST(BisectVerdict, BootFailuresAreUnusableInfraAndAbortAreNotData) {
     Criterion errors = criterion("errors");
     for (Outcome outcome : {Outcome::kernel_panic, Outcome::boot_timeout, Outcome::workload_timeout,
                             Outcome::console_silence})
-        EXPECT_EQ(classify_sample(errors, sample(outcome), {"x"}), SampleClass::unusable);
+        EXPECT_EQ(classify_sample(errors, sample(outcome), {}), SampleClass::unusable);
     EXPECT_EQ(classify_sample(errors, sample(Outcome::infra_error), {}), SampleClass::infra);
     EXPECT_EQ(classify_sample(errors, sample(Outcome::aborted), {}), SampleClass::aborted);
     // A signature criterion that asks about a panic counts it.
@@ -116,31 +124,66 @@ TEST(BisectVerdict, BootFailuresAreUnusableInfraAndAbortAreNotData) {
               SampleClass::unusable);
 }
 
-TEST(BisectVerdict, SamplesPerCommitFollowTheReproductionRate) {
-    // Always reproduces (3 of 3): taken as 3/4, so 0.25^3 <= 0.05 needs 3.
+TEST(BisectVerdict, SamplesPerCommitFollowTheReproductionRatesLowerBound) {
+    // Always reproduces (3 of 3): the rate is at least 0.2^(1/3) = 0.585 with 80%
+    // confidence, so 0.415^4 <= 0.05 needs 4.
     SamplePlan always = plan_samples(3, 3, 0.95);
-    EXPECT_DOUBLE_EQ(always.rate, 0.75);
-    EXPECT_EQ(always.samples, 3);
+    EXPECT_NEAR(always.rate, std::pow(0.2, 1.0 / 3), 1e-6);
+    EXPECT_EQ(always.samples, 4);
     EXPECT_GE(always.confidence, 0.95);
-    // Half the time: 0.5^n <= 0.05 needs 5.
-    EXPECT_EQ(plan_samples(5, 10, 0.95).samples, 5);
+    // Two of three may be a rate of one in three: more.
+    EXPECT_EQ(plan_samples(2, 3, 0.95).samples, 9);
+    // Half the time, seen in 10: at least 0.33, so 8.
+    EXPECT_EQ(plan_samples(5, 10, 0.95).samples, 8);
     // Rarely: capped, and the confidence says what the cap buys.
     SamplePlan rare = plan_samples(1, 10, 0.95, 10);
     EXPECT_EQ(rare.samples, 10);
-    EXPECT_NEAR(rare.confidence, 1 - std::pow(0.9, 10), 1e-9);
+    EXPECT_NEAR(rare.confidence, 1 - std::pow(1 - rare.rate, 10), 1e-9);
     EXPECT_LT(rare.confidence, 0.95);
     // Never less than two.
     EXPECT_EQ(plan_samples(20, 20, 0.5).samples, 2);
     EXPECT_EQ(plan_samples(0, 3, 0.95).samples, 0);
+    // The verification: (1 - 0.95)^2 = 0.0025 left, with twice the cap.
+    SamplePlan check = plan_verification(3, 3, 0.95);
+    EXPECT_EQ(check.samples, 7);
+    EXPECT_GE(check.confidence, 0.9975);
+    EXPECT_EQ(plan_verification(1, 10, 0.95, 10).samples, 20);
 }
 
 TEST(BisectVerdict, FunctionalVerdicts) {
     using C = SampleClass;
-    EXPECT_EQ(decide_functional({C::clean, C::reproduces}, 3).verdict, Verdict::bad);
-    EXPECT_EQ(decide_functional({C::unusable}, 3).verdict, Verdict::skip);
-    EXPECT_FALSE(decide_functional({C::clean, C::clean}, 3).verdict);
-    EXPECT_EQ(decide_functional({C::clean, C::clean, C::clean}, 3).verdict, Verdict::good);
-    EXPECT_FALSE(decide_functional({}, 2).verdict);
+    EXPECT_EQ(decide_functional({C::clean, C::reproduces}, 3, 6).verdict, Verdict::bad);
+    EXPECT_EQ(decide_functional({C::unusable}, 3, 6).verdict, Verdict::skip);
+    EXPECT_FALSE(decide_functional({C::clean, C::clean}, 3, 6).verdict);
+    EXPECT_EQ(decide_functional({C::clean, C::clean, C::clean}, 3, 6).verdict, Verdict::good);
+    EXPECT_FALSE(decide_functional({}, 2, 4).verdict);
+    // Strays and unsure samples count neither way: more, then unsure at the budget.
+    EXPECT_FALSE(decide_functional({C::clean, C::stray, C::unsure, C::clean}, 3, 6).verdict);
+    EXPECT_EQ(decide_functional({C::clean, C::stray, C::unsure, C::clean, C::clean}, 3, 6).verdict,
+              Verdict::good);
+    auto stuck =
+        decide_functional({C::unsure, C::unsure, C::clean, C::unsure, C::stray, C::clean}, 3, 6);
+    EXPECT_EQ(stuck.verdict, Verdict::unsure);
+    EXPECT_NE(stuck.reason.find("2 of 3 clean"), std::string::npos) << stuck.reason;
+}
+
+TEST(BisectVerdict, CulpritAgainstTheCommitsBeforeIt) {
+    using C = SampleClass;
+    // 15 clean before it (parent and GOOD): three of three at the culprit is not yet beyond
+    // p < 0.001 (1 in 816), four of four is (1 in 3876).
+    std::vector<C> three(3, C::reproduces), four(4, C::reproduces);
+    EXPECT_FALSE(decide_against_parent(three, 0, 15, 14).verdict);
+    auto bad = decide_against_parent(four, 0, 15, 14);
+    EXPECT_EQ(bad.verdict, Verdict::bad);
+    EXPECT_NE(bad.reason.find("reproduces in 4 of 4 against 0 of 15 before it"), std::string::npos)
+        << bad.reason;
+    // A flake both show alike never verifies: unsure at the budget.
+    std::vector<C> flaky(14, C::clean);
+    flaky[3] = flaky[9] = C::reproduces;
+    EXPECT_EQ(decide_against_parent(flaky, 1, 15, 14).verdict, Verdict::unsure);
+    EXPECT_EQ(decide_against_parent(std::vector<C>(14, C::clean), 0, 15, 14).verdict,
+              Verdict::good);
+    EXPECT_EQ(decide_against_parent({C::unusable}, 0, 15, 14).verdict, Verdict::skip);
 }
 
 TEST(BisectVerdict, DurationVerdictsAgainstBothEndpoints) {
@@ -372,21 +415,7 @@ TEST(BisectGit, ParsesWhatGitBisectPrints) {
 
 namespace {
 
-std::string git(const fs::path& repo, std::vector<std::string> args) {
-    args.insert(args.begin(), "git");
-    rig::proc::RunOptions options;
-    options.cwd = repo;
-    options.env = {{"GIT_AUTHOR_NAME", "t"},
-                   {"GIT_AUTHOR_EMAIL", "t@t"},
-                   {"GIT_COMMITTER_NAME", "t"},
-                   {"GIT_COMMITTER_EMAIL", "t@t"}};
-    auto result = rig::proc::run(args, options);
-    EXPECT_TRUE(result && result->exit_code == 0) << (result ? result->err : "");
-    std::string out = result ? result->out : "";
-    while (!out.empty() && out.back() == '\n')
-        out.pop_back();
-    return out;
-}
+using rig::test::git;
 
 // A linear history c1..c8; returns the commit ids, oldest first.
 std::vector<std::string> history(const fs::path& repo) {
@@ -487,6 +516,13 @@ TEST(BisectSettings, RoundTripAndCellSelection) {
     ASSERT_FALSE(ambiguous);
     EXPECT_NE(ambiguous.error().message.find("matches 2 cells"), std::string::npos);
     EXPECT_FALSE(select_cell(cells, "fs=virtiofs"));
+    // No --cell: fine for a scenario of one cell, and a list of the choices otherwise.
+    EXPECT_EQ(*select_cell({cells[0]}, ""), 0u);
+    auto unnamed = select_cell(cells, "");
+    ASSERT_FALSE(unnamed);
+    EXPECT_NE(unnamed.error().message.find("the scenario has 2 cells: --cell must name"),
+              std::string::npos)
+        << unnamed.error().message;
     // The candidates are listed by id and label, so that the user can pick one.
     EXPECT_NE(ambiguous.error().message.find("aaab33334444 linux " + cells[1].config +
                                              " cache=mmap fs=9p"),

@@ -61,8 +61,8 @@ TEST(ReportTemplate, EmbeddedPageCarriesItsStyle) {
     EXPECT_EQ(style.rfind("body {", 0), 0u);
 }
 
-// The bisect's mail as rig wrote it before the template: every optional paragraph, then
-// none of them.
+// The bisect's mail of a verified culprit as rig wrote it before the template: every
+// optional paragraph, then none of them; and of a bisect that names none.
 TEST(ReportTemplate, BisectMailReadsAsBefore) {
     const char* mail = report::builtin_template(report::Builtin::bisect_mail);
     Json view{{"id", 4},
@@ -76,9 +76,11 @@ TEST(ReportTemplate, BisectMailReadsAsBefore) {
               {"good", "900d (\"base\")"},
               {"bad", "bad0 (\"tip\")"},
               {"bad_short", "bad0"},
+              {"good_short", "900d"},
               {"builds", 5},
               {"boots", 21},
-              {"steps", 7}};
+              {"steps", 7},
+              {"confirmed", true}};
     const std::string head = "Subject: [REGRESSION] 9p: check <writes>\n\n"
                              "rig bisected a regression in linux (base; cache=loose, fs=9p) under "
                              "the criterion errors,\nbetween good 900d (\"base\") and bad bad0 "
@@ -98,5 +100,32 @@ TEST(ReportTemplate, BisectMailReadsAsBefore) {
                   "Verified: the commit tested bad again (1 of 1 reproduce);\nits parent abc123 "
                   "tested good (3 of 3 clean).\nReverting it on bad0 tested good (3 clean).\n"
                   "Confidence: reproduced in 3 of 3.\n" +
+                  tail);
+
+    // Not verified: no culprit named, what each commit showed, and what to try next.
+    view.erase("confirmed");
+    view.erase("verified");
+    view.erase("revert");
+    view["inconclusive"] = true;
+    view["result"] = "git named c0ffee but it did not verify";
+    view["shown"] = Json::array({{{"role", "bad-endpoint"},
+                                  {"commit", "bad0"},
+                                  {"subject", "tip"},
+                                  {"verdict", "bad"},
+                                  {"evidence", "3 of 3 reproduce"}}});
+    view["next"] = "take more samples per commit";
+    std::string inconclusive = render(mail, view);
+    EXPECT_EQ(inconclusive.find("The first bad commit is"), std::string::npos) << inconclusive;
+    EXPECT_EQ(inconclusive.find("[REGRESSION]"), std::string::npos) << inconclusive;
+    EXPECT_EQ(inconclusive,
+              "Subject: [INCONCLUSIVE] rig bisect of linux 900d..bad0: errors\n\n"
+              "rig bisected linux (base; cache=loose, fs=9p) under the criterion errors,\n"
+              "between good 900d (\"base\") and bad bad0 (\"tip\"),\n"
+              "and names no culprit: the bisect was inconclusive.\n\n"
+              "Result: git named c0ffee but it did not verify\n\n"
+              "What each commit showed:\n"
+              "  bad-endpoint bad0 (\"tip\"): bad; 3 of 3 reproduce\n\n"
+              "Next: take more samples per commit.\n"
+              "Confidence: reproduced in 3 of 3.\n" +
                   tail);
 }
