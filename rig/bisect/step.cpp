@@ -7,6 +7,7 @@
 #include "host/facts.hpp"
 #include "kernel/build.hpp"
 #include "run/batch.hpp"
+#include "run/kernel_records.hpp"
 #include "run/sample.hpp"
 #include "util/strings.hpp"
 
@@ -191,7 +192,7 @@ Expected<std::optional<kernel::BuildResult>> build_commit(const Context& context
     if (!built && built.error().kind == ErrorKind::interrupted)
         return std::nullopt;
     auto result = RIG_TRY(std::move(built));
-    RIG_TRY(kernel::record_build(context.db, result, kernel.name));
+    RIG_TRY(run::record_build(context.db, result, kernel.name));
     return result;
 }
 

@@ -7,6 +7,7 @@
 #include "kernel/artifact.hpp"
 #include "kernel/build.hpp"
 #include "report/table.hpp"
+#include "run/kernel_records.hpp"
 #include "spec/spec.hpp"
 #include "store/store.hpp"
 #include "util/strings.hpp"
@@ -131,7 +132,7 @@ Expected<int> configure_one(const core::Kernel&, const kernel::GitRequest& reque
 Expected<int> build_one(store::Database& db, const core::Kernel& spec,
                         const kernel::GitRequest& request, const kernel::BuildSettings& settings) {
     auto result = RIG_TRY(kernel::build_git(request, settings));
-    RIG_TRY(kernel::record_build(db, result, spec.name));
+    RIG_TRY(run::record_build(db, result, spec.name));
     std::string commit = result.commit.substr(0, 12);
     if (result.cache_hit) {
         std::cout << "  cache hit: " << commit << ", config " << result.config_hash
@@ -185,7 +186,7 @@ int fetch_command(store::Database& db, const KernelCommandOptions& options) {
         });
         if (!artifact)
             return report_error(kernel::locate(artifact.error(), *scenario, spec));
-        if (auto recorded = kernel::record_prebuilt(db, *artifact, spec); !recorded)
+        if (auto recorded = run::record_prebuilt(db, *artifact, spec); !recorded)
             return report_error(recorded.error());
         std::cout << "kernel " << spec.name << ": "
                   << (artifact->package.empty()
@@ -251,7 +252,7 @@ int gc_command(store::Database& db, const KernelCommandOptions& options) {
     if (options.older_than_days < 0)
         return report_error(Error{ErrorKind::usage, "--older-than must not be negative"});
     auto hours = std::chrono::hours(static_cast<int64_t>(options.older_than_days * 24));
-    auto result = kernel::collect_garbage(kernel::default_cache_dir(), db, hours);
+    auto result = run::collect_garbage(kernel::default_cache_dir(), db, hours);
     if (!result)
         return report_error(result.error());
     std::cout << "removed " << result->artifacts_removed << " git kernel artifacts and "

@@ -333,22 +333,6 @@ Error locate(const Error& error, const core::Scenario& scenario, const core::Ker
                                                           kernel.path + key, error.message)};
 }
 
-Expected<void> record_prebuilt(store::Database& db, const Artifact& artifact,
-                               const core::Kernel& kernel) {
-    store::KernelArtifact record;
-    record.cache_key = artifact.id;
-    record.source = kernel.source;
-    record.name = kernel.name;
-    record.release = artifact.release;
-    record.package = artifact.package;
-    record.package_version = artifact.package_version;
-    record.image_sha256 = artifact.image_sha256;
-    record.image_path = artifact.image.string();
-    record.modules_path = artifact.modules_dir.string();
-    RIG_TRY(db.add_kernel_artifact(record));
-    return {};
-}
-
 Expected<fs::path> make_staging(const fs::path& cache) {
     fs::path dir =
         cache / "tmp" / ("k" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));

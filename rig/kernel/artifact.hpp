@@ -3,7 +3,6 @@
 #pragma once
 
 #include "core/scenario.hpp"
-#include "store/store.hpp"
 #include "util/error.hpp"
 
 #include <filesystem>
@@ -61,11 +60,6 @@ Expected<Artifact> prebuilt(const core::Kernel& kernel, const std::filesystem::p
 // A config error of fetching `kernel` (a Debian name apt does not know), located at the
 // kernel's entry in the scenario file like every scenario error; other errors as they are.
 Error locate(const Error& error, const core::Scenario& scenario, const core::Kernel& kernel);
-
-// Stores a prebuilt kernel's artifact (what a Debian name resolved to included) in the
-// database under the scenario's kernel `name`.
-Expected<void> record_prebuilt(store::Database& db, const Artifact& artifact,
-                               const core::Kernel& kernel);
 
 // For builders: a fresh folder under cache/tmp to stage an artifact in.
 Expected<std::filesystem::path> make_staging(const std::filesystem::path& cache);

@@ -779,39 +779,6 @@ Expected<ConfigResult> configure_git(const GitRequest& request, const BuildSetti
     return result;
 }
 
-Expected<void> record_build(store::Database& db, const BuildResult& result,
-                            const std::string& name) {
-    std::optional<int64_t> artifact_id;
-    if (result.artifact) {
-        store::KernelArtifact record;
-        record.cache_key = result.cache_key;
-        record.source = core::KernelSource::git;
-        record.name = name;
-        record.release = result.artifact->release;
-        record.commit = result.commit;
-        record.config_hash = result.config_hash;
-        record.compiler = result.compiler;
-        record.image_sha256 = result.artifact->image_sha256;
-        record.image_path = result.artifact->image.string();
-        record.modules_path = result.artifact->modules_dir.string();
-        artifact_id = RIG_TRY(db.add_kernel_artifact(record));
-    }
-    if (result.cache_hit)
-        return {};
-    store::KernelBuild build;
-    build.repo = result.repo;
-    build.commit = result.commit;
-    build.config_hash = result.config_hash;
-    build.compiler = result.compiler;
-    build.outcome = result.outcome;
-    build.duration_seconds = result.seconds;
-    build.log_path = result.log.string();
-    build.error_lines = result.error_lines;
-    build.artifact_id = artifact_id;
-    RIG_TRY(db.add_kernel_build(build));
-    return {};
-}
-
 namespace {
 
 // Build folders, per repository, under that repository's lock (skipped when busy): the
@@ -846,8 +813,8 @@ void collect_build_dirs(const fs::path& cache, Stale stale, GcResult& gc) {
 
 } // namespace
 
-Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
-                                   std::chrono::hours unused_for) {
+Expected<GcResult> collect_garbage(const fs::path& cache, std::chrono::hours unused_for,
+                                   const Forget& forget) {
     GcResult gc;
     const auto cutoff = fs::file_time_type::clock::now() - unused_for;
     std::error_code ec;
@@ -876,7 +843,7 @@ Expected<GcResult> collect_garbage(const fs::path& cache, store::Database& db,
     for (const fs::path& index : removed_indexes) {
         std::string id(util::trim(util::read_file(index)));
         fs::remove(index, ec);
-        RIG_TRY(db.remove_kernel_artifact(index.filename().string()));
+        RIG_TRY(forget(index.filename().string()));
         ++gc.artifacts_removed;
         fs::path dir = cache / "kernels" / id;
         if (id.empty() || references[id] > 0 || !fs::is_directory(dir))

@@ -6,7 +6,6 @@
 #include "core/scenario.hpp"
 #include "core/status.hpp"
 #include "kernel/artifact.hpp"
-#include "store/store.hpp"
 #include "util/error.hpp"
 
 #include <atomic>
@@ -127,11 +126,6 @@ Expected<ExternalBuild> build_external_module(const GitRequest& request,
                                               const BuildSettings& settings,
                                               const std::filesystem::path& module_dir);
 
-// Stores a result in the database: the artifact (when ok) and, unless it was a cache hit,
-// the build with its outcome, duration, log and error lines. `name` is the kernel's.
-Expected<void> record_build(store::Database& db, const BuildResult& result,
-                            const std::string& name);
-
 // The first compiler or make error lines of a build log, at most `max_lines`.
 std::string first_errors(std::string_view log, size_t max_lines = 8);
 
@@ -149,8 +143,10 @@ void touch(const std::filesystem::path& path);
 
 // Removes git artifacts and build folders, built modules and Debian headers not used for
 // `unused_for` (zero: all of them), and staging left by killed builds. Prebuilt kernels
-// are left alone.
-Expected<GcResult> collect_garbage(const std::filesystem::path& cache, store::Database& db,
-                                   std::chrono::hours unused_for);
+// are left alone. `forget` is told each removed artifact's cache key, for the records
+// that name it (run/kernel_records.hpp).
+using Forget = std::function<Expected<void>(const std::string& cache_key)>;
+Expected<GcResult> collect_garbage(const std::filesystem::path& cache,
+                                   std::chrono::hours unused_for, const Forget& forget);
 
 } // namespace rig::kernel

@@ -13,6 +13,7 @@
 #include "rig_config.hpp"
 #include "run/batch.hpp"
 #include "run/hosts.hpp"
+#include "run/kernel_records.hpp"
 #include "run/progress.hpp"
 #include "run/sample.hpp"
 #include "util/hash.hpp"
@@ -79,7 +80,7 @@ Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario, const co
     fs::path scenario_dir = fs::absolute(scenario.file).parent_path();
     auto result =
         RIG_TRY(kernel::build_git(kernel::git_request(spec, cell.fragments, scenario_dir), build));
-    RIG_TRY(kernel::record_build(db, result, spec.name));
+    RIG_TRY(record_build(db, result, spec.name));
     if (result.outcome != core::BuildOutcome::ok)
         return fail(ErrorKind::config, label + " at " + result.commit.substr(0, 12) + ": " +
                                            std::string(core::to_string(result.outcome)) + "\n" +
@@ -136,7 +137,7 @@ Expected<PreparedKernel> prepare_kernel(const core::Scenario& scenario, const co
     });
     if (!artifact)
         return tl::unexpected(kernel::locate(artifact.error(), scenario, spec));
-    RIG_TRY(kernel::record_prebuilt(db, *artifact, spec));
+    RIG_TRY(record_prebuilt(db, *artifact, spec));
     progress.note("kernel " + spec.name + ": " +
                   (artifact->package.empty()
                        ? artifact->release + " (" + artifact->id + ")"

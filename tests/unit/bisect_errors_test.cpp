@@ -9,10 +9,10 @@
 #include "bisect/verdict.hpp"
 #include "core/evidence.hpp"
 #include "core/matrix.hpp"
+#include "git_run.hpp"
 #include "proc/process.hpp"
 #include "spec/spec.hpp"
 #include "store/store.hpp"
-#include "git_run.hpp"
 #include "temp_dir.hpp"
 
 #include <algorithm>

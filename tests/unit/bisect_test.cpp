@@ -7,9 +7,9 @@
 #include "bisect/git.hpp"
 #include "bisect/verdict.hpp"
 #include "core/evidence.hpp"
+#include "git_run.hpp"
 #include "proc/process.hpp"
 #include "store/store.hpp"
-#include "git_run.hpp"
 #include "temp_dir.hpp"
 
 #include <algorithm>

@@ -3,6 +3,7 @@
 // git repository: cache keys and hits, patches, config checks, failures, the store, gc.
 #include "kernel/build.hpp"
 #include "proc/process.hpp"
+#include "run/kernel_records.hpp"
 #include "store/store.hpp"
 #include "temp_dir.hpp"
 
@@ -81,7 +82,7 @@ protected:
         EXPECT_TRUE(result) << result.error().message;
         if (!result)
             return {};
-        auto recorded = record_build(*m_db, *result, "fake");
+        auto recorded = run::record_build(*m_db, *result, "fake");
         EXPECT_TRUE(recorded) << recorded.error().message;
         return *result;
     }
@@ -362,14 +363,14 @@ TEST_F(KernelBuild, GcRemovesUnusedArtifactsAndBuildFolders) {
     // A built module and Debian headers, as kernel/module.cpp keeps them.
     fs::create_directories(m_cache / "modules" / "0123456789abcdef");
     fs::create_directories(m_cache / "headers" / "6.1.0-57-amd64" / "usr");
-    auto kept = collect_garbage(m_cache, *m_db, std::chrono::hours(24));
+    auto kept = run::collect_garbage(m_cache, *m_db, std::chrono::hours(24));
     ASSERT_TRUE(kept);
     EXPECT_EQ(kept->artifacts_removed, 0u);
     EXPECT_TRUE(fs::exists(m_cache / "modules" / "0123456789abcdef"));
     EXPECT_TRUE(fs::exists(m_cache / "headers" / "6.1.0-57-amd64"));
     EXPECT_TRUE(build(request()).cache_hit);
 
-    auto removed = collect_garbage(m_cache, *m_db, std::chrono::hours(0));
+    auto removed = run::collect_garbage(m_cache, *m_db, std::chrono::hours(0));
     ASSERT_TRUE(removed);
     EXPECT_EQ(removed->artifacts_removed, 1u);
     EXPECT_EQ(removed->build_dirs_removed, 1u);

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// Kernel builds and artifacts as database records.
+#include "run/kernel_records.hpp"
+
+namespace rig::run {
+
+Expected<void> record_build(store::Database& db, const kernel::BuildResult& result,
+                            const std::string& name) {
+    std::optional<int64_t> artifact_id;
+    if (result.artifact) {
+        store::KernelArtifact record;
+        record.cache_key = result.cache_key;
+        record.source = core::KernelSource::git;
+        record.name = name;
+        record.release = result.artifact->release;
+        record.commit = result.commit;
+        record.config_hash = result.config_hash;
+        record.compiler = result.compiler;
+        record.image_sha256 = result.artifact->image_sha256;
+        record.image_path = result.artifact->image.string();
+        record.modules_path = result.artifact->modules_dir.string();
+        artifact_id = RIG_TRY(db.add_kernel_artifact(record));
+    }
+    if (result.cache_hit)
+        return {};
+    store::KernelBuild build;
+    build.repo = result.repo;
+    build.commit = result.commit;
+    build.config_hash = result.config_hash;
+    build.compiler = result.compiler;
+    build.outcome = result.outcome;
+    build.duration_seconds = result.seconds;
+    build.log_path = result.log.string();
+    build.error_lines = result.error_lines;
+    build.artifact_id = artifact_id;
+    RIG_TRY(db.add_kernel_build(build));
+    return {};
+}
+
+Expected<void> record_prebuilt(store::Database& db, const kernel::Artifact& artifact,
+                               const core::Kernel& kernel) {
+    store::KernelArtifact record;
+    record.cache_key = artifact.id;
+    record.source = kernel.source;
+    record.name = kernel.name;
+    record.release = artifact.release;
+    record.package = artifact.package;
+    record.package_version = artifact.package_version;
+    record.image_sha256 = artifact.image_sha256;
+    record.image_path = artifact.image.string();
+    record.modules_path = artifact.modules_dir.string();
+    RIG_TRY(db.add_kernel_artifact(record));
+    return {};
+}
+
+Expected<kernel::GcResult> collect_garbage(const std::filesystem::path& cache, store::Database& db,
+                                           std::chrono::hours unused_for) {
+    return kernel::collect_garbage(cache, unused_for, [&](const std::string& cache_key) {
+        return db.remove_kernel_artifact(cache_key);
+    });
+}
+
+} // namespace rig::run
