@@ -4,21 +4,33 @@
 
 namespace rig::run {
 
+namespace {
+
+// What every artifact's row says, whatever made it.
+store::KernelArtifact artifact_record(const kernel::Artifact& artifact, std::string cache_key,
+                                      core::KernelSource source, const std::string& name) {
+    store::KernelArtifact record;
+    record.cache_key = std::move(cache_key);
+    record.source = source;
+    record.name = name;
+    record.release = artifact.release;
+    record.image_sha256 = artifact.image_sha256;
+    record.image_path = artifact.image.string();
+    record.modules_path = artifact.modules_dir.string();
+    return record;
+}
+
+} // namespace
+
 Expected<void> record_build(store::Database& db, const kernel::BuildResult& result,
                             const std::string& name) {
     std::optional<int64_t> artifact_id;
     if (result.artifact) {
-        store::KernelArtifact record;
-        record.cache_key = result.cache_key;
-        record.source = core::KernelSource::git;
-        record.name = name;
-        record.release = result.artifact->release;
+        store::KernelArtifact record =
+            artifact_record(*result.artifact, result.cache_key, core::KernelSource::git, name);
         record.commit = result.commit;
         record.config_hash = result.config_hash;
         record.compiler = result.compiler;
-        record.image_sha256 = result.artifact->image_sha256;
-        record.image_path = result.artifact->image.string();
-        record.modules_path = result.artifact->modules_dir.string();
         artifact_id = RIG_TRY(db.add_kernel_artifact(record));
     }
     if (result.cache_hit)
@@ -39,16 +51,10 @@ Expected<void> record_build(store::Database& db, const kernel::BuildResult& resu
 
 Expected<void> record_prebuilt(store::Database& db, const kernel::Artifact& artifact,
                                const core::Kernel& kernel) {
-    store::KernelArtifact record;
-    record.cache_key = artifact.id;
-    record.source = kernel.source;
-    record.name = kernel.name;
-    record.release = artifact.release;
+    store::KernelArtifact record =
+        artifact_record(artifact, artifact.id, kernel.source, kernel.name);
     record.package = artifact.package;
     record.package_version = artifact.package_version;
-    record.image_sha256 = artifact.image_sha256;
-    record.image_path = artifact.image.string();
-    record.modules_path = artifact.modules_dir.string();
     RIG_TRY(db.add_kernel_artifact(record));
     return {};
 }
