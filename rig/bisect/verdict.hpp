@@ -19,7 +19,7 @@
 namespace rig::bisect {
 
 enum class CriterionKind {
-    errors,    // the bad endpoint's error signatures
+    errors,    // the bad endpoint's error families, held against GOOD's
     signature, // an error line matching a regular expression
     duration,  // the workload's guest-measured time
     metric,    // one of the sample's metrics, such as a count of 9p requests

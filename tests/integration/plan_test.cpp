@@ -107,7 +107,13 @@ TEST(Cli, BisectNeedsASubcommandAndItsRequiredOptions) {
     EXPECT_EQ(run_rig({"bisect"}).exit_code, 2);
     auto start = run_rig({"bisect", "start", "scenarios/quickstart.yaml", "--good", "HEAD"});
     EXPECT_EQ(start.exit_code, 2);
-    EXPECT_NE((start.out + start.err).find("--cell"), std::string::npos) << start.out << start.err;
+    EXPECT_NE((start.out + start.err).find("--bad"), std::string::npos) << start.out << start.err;
+    // --cell is needed only to choose among several cells, and then the choices are listed.
+    auto unnamed = run_rig(
+        {"bisect", "start", "scenarios/quickstart.yaml", "--good", "HEAD~1", "--bad", "HEAD"});
+    EXPECT_EQ(unnamed.exit_code, 2);
+    EXPECT_NE(unnamed.err.find("cells: --cell must name exactly one of:"), std::string::npos)
+        << unnamed.out << unnamed.err;
 }
 
 // --db is a global option, and a user writes it where they think of it: after the
