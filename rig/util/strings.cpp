@@ -24,6 +24,12 @@ std::string fixed(double value, int digits) {
     return buffer;
 }
 
+std::string compact(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.10g", value);
+    return buffer;
+}
+
 std::string format_p(double p, PStyle style) {
     char buffer[32];
     if (style == PStyle::three_decimals) {

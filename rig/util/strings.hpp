@@ -12,6 +12,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 
 // `value` with `digits` digits after the point ("%.*f").
 std::string fixed(double value, int digits);
+// `value` in up to 10 significant digits ("%.10g"): a count in full, without a ".000".
+std::string compact(double value);
 
 // How a p-value prints: the report's tables, or the short form of a bisect's evidence.
 enum class PStyle {
