@@ -48,7 +48,7 @@ std::string metric_confidence(const Context& context) {
 }
 
 // The tests behind a duration criterion's verdicts, counted by step: Welch's t-test, or
-// Mann-Whitney U once a commit and an endpoint both have 8 timings (verdict.cpp's rule).
+// Mann-Whitney U once a commit and an endpoint both have 8 timings (values.cpp's rule).
 std::string duration_tests(const Context& context) {
     const auto* bad_step = find_step(context, core::StepRole::bad_endpoint);
     const auto* good_step = find_step(context, core::StepRole::good_endpoint);
