@@ -171,6 +171,12 @@ bool broken(const core::Sample& sample) {
     }
 }
 
+// Counted under errors: not interrupted, not the machinery's failure, not a hang or panic.
+bool usable_for_errors(const core::Sample& sample) {
+    return sample.outcome != core::Outcome::aborted &&
+           sample.outcome != core::Outcome::infra_error && !broken(sample);
+}
+
 // The first line of a signature criterion's match, or of a target family of the model.
 const core::ErrorLine* matching_line(const Criterion& criterion, const core::Sample& sample,
                                      const ErrorModel& model) {
@@ -206,8 +212,7 @@ struct Counts {
 Counts count_families(const std::vector<core::Sample>& samples) {
     Counts out;
     for (const auto& sample : samples) {
-        if (sample.outcome == core::Outcome::aborted ||
-            sample.outcome == core::Outcome::infra_error || broken(sample))
+        if (!usable_for_errors(sample))
             continue;
         ++out.usable;
         auto families = failure_families(sample);
@@ -276,8 +281,7 @@ ErrorModel error_model(const std::vector<core::Sample>& bad, const std::vector<c
                  alpha))
             model.targets.insert(family);
     for (const auto& sample : bad) {
-        if (sample.outcome == core::Outcome::aborted ||
-            sample.outcome == core::Outcome::infra_error || broken(sample))
+        if (!usable_for_errors(sample))
             continue;
         auto families = failure_families(sample);
         model.reproduced += std::any_of(families.begin(), families.end(), [&](const auto& family) {
