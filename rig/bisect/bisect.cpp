@@ -8,6 +8,7 @@
 #include "host/facts.hpp"
 #include "kernel/build.hpp"
 #include "rig_config.hpp"
+#include "run/cells.hpp"
 #include "spec/spec.hpp"
 #include "util/hash.hpp"
 #include "util/lock.hpp"
@@ -403,6 +404,9 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
         return fail(ErrorKind::usage, "--bad " + options.bad + " does not come after --good " +
                                           options.good + ": git rev-list " + short_sha(info.good) +
                                           ".." + short_sha(info.bad) + " is empty");
+    // The cell whole, so that the bisect needs neither the scenario nor its fragments and
+    // patches again.
+    info.cell_record = core::encode(RIG_TRY(run::freeze(scenario, {cell})).front());
     info.run_id = RIG_TRY(db.begin_run(run));
     StartOptions stored = options;
     stored.scenario = fs::absolute(options.scenario);

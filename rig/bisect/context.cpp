@@ -3,7 +3,7 @@
 #include "bisect/context.hpp"
 
 #include "core/matrix.hpp"
-#include "kernel/build.hpp"
+#include "run/cells.hpp"
 #include "spec/spec.hpp"
 #include "util/strings.hpp"
 
@@ -18,6 +18,25 @@ std::string short_sha(const std::string& sha) {
     return sha.substr(0, 12);
 }
 
+namespace {
+
+// The bisected cell as stored when the bisect began; a bisect begun before cells were
+// stored finds its cell in its stored scenario, and freezes it now.
+Expected<core::CellRecord> stored_cell(const store::BisectInfo& info,
+                                       const core::Scenario& scenario) {
+    const std::string what = "bisect " + std::to_string(info.id);
+    if (!info.cell_record.empty())
+        return core::decode_cell_record(info.cell_record, what);
+    auto cells = RIG_TRY(core::expand(scenario));
+    auto found = std::find_if(cells.begin(), cells.end(),
+                              [&](const core::Cell& cell) { return cell.id == info.cell_id; });
+    if (found == cells.end())
+        return fail(ErrorKind::infra, what + ": cell " + info.cell_id + " is not in its scenario");
+    return RIG_TRY(run::freeze(scenario, {*found})).front();
+}
+
+} // namespace
+
 Expected<Context> load(int64_t id, store::Database& db, const Settings& settings) {
     auto info = RIG_TRY(db.bisect(id));
     if (!info)
@@ -25,30 +44,27 @@ Expected<Context> load(int64_t id, store::Database& db, const Settings& settings
     auto run = RIG_TRY(db.run(info->run_id));
     if (!run)
         return fail(ErrorKind::infra, "bisect " + std::to_string(id) + " has lost its run");
-    // The stored text, not today's file: a resumed bisect tests the same cell.
-    auto scenario = RIG_TRY(spec::parse_scenario(run->scenario_text, run->scenario_file));
-    auto cells = RIG_TRY(core::expand(scenario));
-    auto found = std::find_if(cells.begin(), cells.end(),
-                              [&](const core::Cell& cell) { return cell.id == info->cell_id; });
-    if (found == cells.end())
-        return fail(ErrorKind::infra, "bisect " + std::to_string(id) + ": cell " + info->cell_id +
-                                          " is not in its scenario");
+    // The stored cell, not today's file: a resumed bisect tests the same cell.
+    auto settings_of_run = RIG_TRY(spec::parse_scenario(run->scenario_text, run->scenario_file));
+    core::CellRecord record = RIG_TRY(stored_cell(*info, settings_of_run));
+    run::Thawed thawed =
+        RIG_TRY(run::thaw(std::move(settings_of_run), {record},
+                          settings.results_dir / "bisects" / std::to_string(id) / "inputs"));
     Context context{db,
                     settings,
                     *info,
                     RIG_TRY(decode_settings(info->state)),
                     RIG_TRY(parse_criterion(info->criterion)),
-                    scenario,
-                    *found,
-                    fs::absolute(run->scenario_file).parent_path(),
+                    thawed.scenario,
+                    thawed.cells.front(),
+                    thawed.scenario.dir,
                     {},
                     std::nullopt,
                     RIG_TRY(db.bisect_steps(id)),
                     {},
                     nullptr,
                     {}};
-    const core::Kernel& kernel = scenario.kernels[found->kernel];
-    context.repo = kernel::git_request(kernel, found->fragments, context.scenario_dir).repo;
+    context.repo = thawed.scenario.kernels.front().repo;
     context.git.emplace(RIG_TRY(GitBisect::open(
         settings.results_dir / "bisects" / std::to_string(id) / "git", context.repo)));
     for (core::Sample& sample : RIG_TRY(db.samples(info->run_id)))

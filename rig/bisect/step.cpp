@@ -7,6 +7,7 @@
 #include "host/facts.hpp"
 #include "kernel/build.hpp"
 #include "run/batch.hpp"
+#include "run/cells.hpp"
 #include "run/kernel_records.hpp"
 #include "run/sample.hpp"
 #include "util/strings.hpp"
@@ -188,7 +189,7 @@ Expected<std::optional<kernel::BuildResult>> build_commit(const Context& context
     };
     const core::Kernel& kernel = target.scenario.kernels[context.cell.kernel];
     auto built = kernel::build_git(
-        kernel::git_request(kernel, context.cell.fragments, context.scenario_dir), build);
+        kernel::git_request(kernel, context.cell.fragments, target.scenario.dir), build);
     if (!built && built.error().kind == ErrorKind::interrupted)
         return std::nullopt;
     auto result = RIG_TRY(std::move(built));
@@ -423,7 +424,9 @@ Expected<std::optional<Prepared>> prepare_step(Context& context, const StepReque
     Prepared prepared{
         commit_cell(context, request.sha, request.patches, request.label), {}, {}, "", 0};
     step.cell_id = prepared.target.cell.id;
-    RIG_TRY(context.db.add_cells(context.info.run_id, {prepared.target.cell}));
+    RIG_TRY(context.db.add_cells(
+        context.info.run_id,
+        RIG_TRY(run::freeze(prepared.target.scenario, {prepared.target.cell}))));
     prepared.prefix = "bisect " + std::to_string(context.info.id) + ": " +
                       std::string(core::to_string(request.role)) + " " + short_sha(request.sha) +
                       request.label + ": ";

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `rig run`: load or resume, run, store, print the table.
 #include "cli/commands.hpp"
-#include "core/matrix.hpp"
 #include "kernel/artifact.hpp"
 #include "report/invalidation.hpp"
 #include "report/results.hpp"
@@ -127,9 +126,6 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& given) {
     auto loaded = load_for_run(**db, given);
     if (!loaded)
         return report_error(loaded.error());
-    auto cells = core::expand(loaded->scenario);
-    if (!cells)
-        return report_error(cells.error());
 
     const RunCommandOptions& options = loaded->options;
     auto hypervisors = choose_hypervisors(loaded->scenario, options);
@@ -159,6 +155,10 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& given) {
     if (!summary)
         return report_error(summary.error());
 
+    // The run's stored cells: what ran, whatever the scenario file says today.
+    auto cells = (*db)->cells(summary->run_id);
+    if (!cells)
+        return report_error(cells.error());
     auto samples = (*db)->samples(summary->run_id);
     if (!samples)
         return report_error(samples.error());
@@ -184,7 +184,7 @@ int sample_command(const std::filesystem::path& job_file) {
     auto sample = run::run_job(*job, interrupted);
     if (!sample)
         return report_error(sample.error());
-    std::cout << job->cell.id << " rep " << job->repetition << ": "
+    std::cout << job->cell.cell.id << " rep " << job->repetition << ": "
               << core::to_string(sample->outcome) << " in "
               << static_cast<int>(sample->total_seconds) << " s; record " << job->record.string()
               << "\n";

@@ -99,12 +99,16 @@ Cell make_cell(const Scenario& scenario, size_t kernel_index,
     cell.params = std::move(params);
 
     // std::map iterates sorted, so YAML key order cannot leak into the id.
-    cell.canonical = "kernel{" + kernel.canonical() + "}";
+    std::string rest;
     for (const auto& [axis, value] : cell.params)
-        cell.canonical += ";" + axis + "=" + value;
-    cell.canonical += ";workload{" + scenario.workload.canonical() + "}";
-    cell.canonical += ";guest{" + scenario.guest.canonical() + "}";
+        rest += ";" + axis + "=" + value;
+    rest += ";workload{" + scenario.workload.canonical() + "}";
+    rest += ";guest{" + scenario.guest.canonical() + "}";
+    cell.canonical = "kernel{" + kernel.canonical() + "}" + rest;
     cell.id = util::sha256_hex(cell.canonical).substr(0, 12);
+    Kernel any_revision = kernel;
+    any_revision.ref.clear();
+    cell.key = util::sha256_hex("kernel{" + any_revision.canonical() + "}" + rest).substr(0, 12);
     return cell;
 }
 

@@ -16,7 +16,10 @@
 namespace rig::core {
 
 struct Cell {
-    std::string id;    // 12 hex digits of sha256(canonical)
+    std::string id; // 12 hex digits of sha256(canonical)
+    // The same of the canonical text with the kernel's revision (a git ref) taken out: one
+    // cell of a branch across the commits it is tested at.
+    std::string key;
     size_t kernel = 0; // index into Scenario::kernels
     std::string kernel_name;
     std::map<std::string, std::string> params; // applicable axes only, canonical values
@@ -39,7 +42,7 @@ struct Cell {
 // pair without '=' is a usage error.
 Expected<bool> cell_matches(const Cell& cell, std::string_view filter);
 
-// Fills id, canonical, config and fragments from kernel, params and the scenario.
+// Fills id, key, canonical, config and fragments from kernel, params and the scenario.
 Cell make_cell(const Scenario& scenario, size_t kernel, std::map<std::string, std::string> params);
 
 } // namespace rig::core

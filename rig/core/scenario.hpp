@@ -140,6 +140,9 @@ struct Slurm {
 
 struct Scenario {
     std::string file; // path as given, for messages
+    // The absolute folder relative paths resolve from (git repositories, patches, fragments,
+    // a module): the file's, or where a stored run wrote the inputs it keeps.
+    std::string dir;
     std::string text; // the YAML as read, stored with each run
     std::string name;
     std::vector<Kernel> kernels;

@@ -3,6 +3,7 @@
 #include "run/batch.hpp"
 
 #include "core/diagnostic.hpp"
+#include "run/cells.hpp"
 #include "util/file.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -303,7 +304,7 @@ private:
         if (record && record->outcome == core::Outcome::infra_error) {
             sample = *record;
         } else {
-            sample.cell_id = task.sample.job.cell.id;
+            sample.cell_id = task.sample.job.cell.cell.id;
             sample.repetition = task.sample.job.repetition;
             sample.kernel_artifact = task.sample.job.kernel_id;
             sample.outcome = core::Outcome::infra_error;
@@ -416,7 +417,7 @@ int stable_index(const fs::path& jobs_dir, const std::string& cell_id, int repet
         int index = std::stoi(name);
         next = std::max(next, index + 1);
         if (auto job = read_job(entry.path());
-            job && job->cell.id == cell_id && job->repetition == repetition)
+            job && job->cell.cell.id == cell_id && job->repetition == repetition)
             return index;
     }
     return next;
@@ -435,9 +436,7 @@ Expected<core::Sample> run_batch_one(const SampleContext& context, const BatchSe
     sample.index = stable_index(settings.jobs_dir, context.cell.id, context.repetition);
     sample.label = context.cell.kernel_name + " rep " + std::to_string(context.repetition + 1);
     SampleJob& job = sample.job;
-    job.scenario_file = context.scenario.file;
-    job.scenario_text = context.scenario.text;
-    job.cell = context.cell;
+    job.cell = sample_record(context.scenario, context.cell);
     job.repetition = context.repetition;
     job.kernel_id = context.kernel.id;
     job.boot_image = boot;

@@ -12,6 +12,7 @@
 #include "kernel/module.hpp"
 #include "rig_config.hpp"
 #include "run/batch.hpp"
+#include "run/cells.hpp"
 #include "run/hosts.hpp"
 #include "run/kernel_records.hpp"
 #include "run/progress.hpp"
@@ -77,7 +78,7 @@ Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario, const co
             label + ": " + kernel::progress_text(status) + ", " +
             util::format_duration(status.elapsed_seconds, util::DurationStyle::progress));
     };
-    fs::path scenario_dir = fs::absolute(scenario.file).parent_path();
+    fs::path scenario_dir = scenario.dir;
     auto result =
         RIG_TRY(kernel::build_git(kernel::git_request(spec, cell.fragments, scenario_dir), build));
     RIG_TRY(record_build(db, result, spec.name));
@@ -103,7 +104,7 @@ module_for_cell(const core::Scenario& scenario, const core::Cell& cell,
     if (scenario.workload.kind != core::WorkloadKind::module)
         return std::nullopt;
     const core::Kernel& spec = scenario.kernels[cell.kernel];
-    fs::path scenario_dir = fs::absolute(scenario.file).parent_path();
+    fs::path scenario_dir = scenario.dir;
     kernel::BuildSettings build;
     build.cache = settings.cache_dir;
     build.interrupted = &interrupted;
@@ -481,9 +482,7 @@ Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<
         sample.index = position.at(cell.id) * scenario.repeat + planned.repetition;
         sample.label = sample_label(scenario, planned);
         SampleJob& job = sample.job;
-        job.scenario_file = scenario.file;
-        job.scenario_text = scenario.text;
-        job.cell = cell;
+        job.cell = sample_record(scenario, cell);
         job.repetition = planned.repetition;
         job.kernel_id = kernel.artifact.id;
         job.boot_image = kernel.artifact.boot_image;
@@ -527,22 +526,35 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
                         run_id, interrupted, out);
 }
 
-Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Database& db,
+// A run's cells whole: frozen from the scenario for a new run, read back for a resumed one
+// (a run stored before cells were, by freezing its stored scenario's cells now).
+Expected<std::vector<core::CellRecord>> cells_of_run(const core::Scenario& scenario,
+                                                     store::Database& db, int64_t run_id) {
+    if (run_id != 0)
+        if (auto stored = RIG_TRY(db.cell_records(run_id)))
+            return std::move(*stored);
+    return freeze(scenario, RIG_TRY(core::expand(scenario)));
+}
+
+Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& db,
                                   const std::vector<Host>& hosts, const RunSettings& settings,
                                   int64_t run_id, const std::atomic<bool>& interrupted,
                                   std::ostream& out) {
     if (hosts.empty() && !settings.batch)
         return fail(ErrorKind::usage, "no host to run samples on");
-    auto cells = RIG_TRY(core::expand(scenario));
+    std::vector<core::CellRecord> records = RIG_TRY(cells_of_run(given, db, run_id));
+    std::vector<core::Cell> stored_cells;
+    for (const core::CellRecord& record : records)
+        stored_cells.push_back(record.cell);
     // A batch job's node looks for its own (run/worker.cpp): they need not be here.
     if (!settings.batch)
-        RIG_TRY(find_programs(cells, hosts));
-    int jobs = settings.jobs > 0 ? settings.jobs : scenario.jobs;
+        RIG_TRY(find_programs(stored_cells, hosts));
+    int jobs = settings.jobs > 0 ? settings.jobs : given.jobs;
     std::vector<Slot> slots;
     if (!settings.batch)
-        slots = RIG_TRY(make_slots(hosts, scenario, jobs, settings.jobs == 0));
+        slots = RIG_TRY(make_slots(hosts, given, jobs, settings.jobs == 0));
     host::Facts facts = host::probe();
-    std::string accel = host::choose_accel(scenario.guest.accel, facts.kvm);
+    std::string accel = host::choose_accel(given.guest.accel, facts.kvm);
     // A batch job's node chooses for itself (run/worker.cpp).
     if (accel == "kvm" && !facts.kvm && !settings.batch)
         return fail(ErrorKind::infra, "guest.accel is kvm but /dev/kvm is not usable here");
@@ -550,10 +562,10 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
     RunSummary summary;
     if (run_id == 0) {
         store::RunInfo info;
-        info.scenario_name = scenario.name;
-        info.scenario_file = scenario.file;
-        info.scenario_text = scenario.text;
-        info.scenario_hash = util::sha256_hex(scenario.text);
+        info.scenario_name = given.name;
+        info.scenario_file = given.file;
+        info.scenario_text = given.text;
+        info.scenario_hash = util::sha256_hex(given.text);
         info.host_facts = facts.to_json();
         info.rig_version = RIG_VERSION;
         info.backend = settings.backend;
@@ -562,7 +574,12 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
         run_id = RIG_TRY(db.begin_run(info));
     }
     summary.run_id = run_id;
-    RIG_TRY(db.add_cells(run_id, cells));
+    RIG_TRY(db.add_cells(run_id, records));
+    fs::path run_dir = settings.results_dir / "runs" / std::to_string(run_id);
+    // From here on the run is what its stored cells say, whatever the file says now.
+    Thawed thawed = RIG_TRY(thaw(given, records, run_dir / "inputs"));
+    const core::Scenario& scenario = thawed.scenario;
+    const std::vector<core::Cell>& cells = thawed.cells;
     store::SampleKeys finished = RIG_TRY(db.finished_samples(run_id));
 
     std::vector<Planned> plan;
@@ -597,7 +614,6 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
     size_t stored_samples = static_cast<size_t>(std::count_if(
         plan.begin(), plan.end(), [](const Planned& p) { return p.repetition >= 0; }));
     Progress progress(out, settings.tty, settings.batch ? stored_samples : plan.size());
-    fs::path run_dir = settings.results_dir / "runs" / std::to_string(run_id);
     RunState state{scenario, db, settings, run_id, accel, run_dir, interrupted, progress, summary};
     if (settings.batch)
         RIG_TRY(run_as_batch(plan, cells, state));

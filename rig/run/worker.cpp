@@ -4,8 +4,8 @@
 
 #include "host/facts.hpp"
 #include "kernel/artifact.hpp"
+#include "run/cells.hpp"
 #include "run/sample.hpp"
-#include "spec/spec.hpp"
 #include "util/file.hpp"
 #include "util/json.hpp"
 #include "vm/libvirt.hpp"
@@ -115,14 +115,7 @@ std::string node_name() {
 
 Expected<void> write_job(const fs::path& path, const SampleJob& job) {
     return write_json(path, {{"format", k_job_format},
-                             {"scenario_file", job.scenario_file},
-                             {"scenario_text", job.scenario_text},
-                             {"cell",
-                              {{"id", job.cell.id},
-                               {"kernel_name", job.cell.kernel_name},
-                               {"config", job.cell.config},
-                               {"params", job.cell.params},
-                               {"canonical", job.cell.canonical}}},
+                             {"cell", json::parse(core::encode(job.cell))},
                              {"repetition", job.repetition},
                              {"kernel_id", job.kernel_id},
                              {"boot_image", job.boot_image.string()},
@@ -139,14 +132,7 @@ Expected<SampleJob> read_job(const fs::path& path) {
     // nlohmann reports a missing or mistyped field by exception; it stops here.
     try {
         SampleJob job;
-        job.scenario_file = value.at("scenario_file").get<std::string>();
-        job.scenario_text = value.at("scenario_text").get<std::string>();
-        const json& cell = value.at("cell");
-        job.cell.id = cell.at("id").get<std::string>();
-        job.cell.kernel_name = cell.at("kernel_name").get<std::string>();
-        job.cell.config = cell.at("config").get<std::string>();
-        job.cell.params = cell.at("params").get<std::map<std::string, std::string>>();
-        job.cell.canonical = cell.at("canonical").get<std::string>();
+        job.cell = RIG_TRY(core::decode_cell_record(value.at("cell").dump(), path.string()));
         job.repetition = value.at("repetition").get<int>();
         job.kernel_id = value.at("kernel_id").get<std::string>();
         job.boot_image = value.at("boot_image").get<std::string>();
@@ -208,7 +194,8 @@ Expected<core::Sample> read_record(const fs::path& path) {
 }
 
 Expected<core::Sample> run_job(const SampleJob& job, const std::atomic<bool>& interrupted) {
-    core::Scenario scenario = RIG_TRY(spec::parse_scenario(job.scenario_text, job.scenario_file));
+    core::Scenario scenario = sample_scenario(job.cell);
+    const core::Cell& cell = job.cell.cell;
     kernel::Artifact kernel;
     kernel.id = job.kernel_id;
     kernel.boot_image = job.boot_image;
@@ -220,15 +207,15 @@ Expected<core::Sample> run_job(const SampleJob& job, const std::atomic<bool>& in
     std::string accel = host::choose_accel(scenario.guest.accel, kvm);
     core::Sample sample;
     if (scenario.guest.accel == core::Accel::kvm && !kvm) {
-        sample.cell_id = job.cell.id;
+        sample.cell_id = cell.id;
         sample.repetition = job.repetition;
         sample.kernel_artifact = job.kernel_id;
         sample.outcome = core::Outcome::infra_error;
         sample.evidence = "guest.accel is kvm but /dev/kvm is not usable on " + node_name() + "\n";
     } else {
-        SampleContext context{scenario,        job.cell, job.repetition, kernel,
-                              job.base_initrd, job.dir,  accel,          *hypervisor,
-                              interrupted,     nullptr,  nullptr};
+        SampleContext context{scenario,        cell,    job.repetition, kernel,
+                              job.base_initrd, job.dir, accel,          *hypervisor,
+                              interrupted,     nullptr, nullptr};
         // A full folder here is the sample's evidence; the coordinator reads it as such.
         sample = run_sample(context).sample;
     }

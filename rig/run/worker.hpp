@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/cell.hpp"
+#include "core/cell_record.hpp"
 #include "core/sample.hpp"
 #include "core/scenario.hpp"
 #include "util/error.hpp"
@@ -20,13 +21,10 @@ namespace rig::run {
 // One sample, as a file. JSON, version k_job_format; paths are absolute and must mean the
 // same on every node (the shared folder).
 struct SampleJob {
-    // The scenario as stored with the run: workload, guest shape and timeouts come from it.
-    std::string scenario_file;
-    std::string scenario_text;
-    // The cell itself rather than its id: a bisect's cells (its commits) are not in the
-    // scenario's matrix. Its kernel index and fragments are not carried: a sample needs
-    // only its axes.
-    core::Cell cell;
+    // The cell, and the workload, guest shape and timeouts its samples run with (the
+    // record's kernel part is not needed: the kernel comes built, below). The cell itself
+    // rather than its id: a bisect's cells (its commits) are not in the scenario's matrix.
+    core::CellRecord cell;
     int repetition = 0;
     // The kernel artifact: its cache id, the image guests boot and its base initramfs.
     std::string kernel_id;
@@ -51,8 +49,8 @@ Expected<void> write_record(const std::filesystem::path& path, const core::Sampl
 Expected<core::Sample> read_record(const std::filesystem::path& path);
 
 // Runs the job's sample through run_sample, the function every backend's samples go
-// through, on the hypervisor the job names. Only a job that cannot be understood (an
-// unreadable scenario) is an Error; a guest that fails is a sample.
+// through, on the hypervisor the job names. Only a job that cannot be understood is an
+// Error; a guest that fails is a sample.
 Expected<core::Sample> run_job(const SampleJob& job, const std::atomic<bool>& interrupted);
 
 } // namespace rig::run

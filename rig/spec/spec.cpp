@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <unistd.h>
@@ -985,7 +986,10 @@ Expected<core::Scenario> parse_scenario(std::string_view text, const std::string
     Context context{file_label};
     // yaml-cpp reports through exceptions; they stop here, as the folder's contract says.
     try {
-        return parse_text(context, text);
+        auto scenario = parse_text(context, text);
+        if (scenario)
+            scenario->dir = std::filesystem::absolute(file_label).parent_path().string();
+        return scenario;
     } catch (const YAML::DeepRecursion& e) {
         return core::config_error(context.file, loc_of(e.mark), "",
                                   "nesting too deep (more than " + std::to_string(e.depth()) +

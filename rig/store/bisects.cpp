@@ -25,7 +25,7 @@ Expected<std::vector<int64_t>> parse_id_list(const std::string& text) {
 
 const char* const k_bisect_columns =
     "id, COALESCE(run_id, 0), scenario_hash, cell_id, good, bad, criterion, status, state, "
-    "COALESCE(culprit, ''), message, created_at, updated_at";
+    "COALESCE(culprit, ''), message, created_at, updated_at, cell_record";
 
 Expected<BisectInfo> read_bisect(const Statement& statement) {
     BisectInfo info;
@@ -42,6 +42,7 @@ Expected<BisectInfo> read_bisect(const Statement& statement) {
     info.message = statement.text(10);
     info.created_at = statement.text(11);
     info.updated_at = statement.text(12);
+    info.cell_record = statement.text(13);
     return info;
 }
 
@@ -50,10 +51,11 @@ Expected<BisectInfo> read_bisect(const Statement& statement) {
 Expected<int64_t> Database::begin_bisect(const BisectInfo& bisect) {
     auto statement = RIG_TRY(Statement::prepare(
         *m_impl, "INSERT INTO bisects (run_id, scenario_hash, cell_id, good, bad, criterion, "
-                 "status, state, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-                 "?7, ?8, ?9) RETURNING id"));
+                 "status, state, message, cell_record) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                 "?7, ?8, ?9, ?10) RETURNING id"));
     statement.bind(bisect.run_id, bisect.scenario_hash, bisect.cell_id, bisect.good, bisect.bad,
-                   bisect.criterion, core::to_string(bisect.status), bisect.state, bisect.message);
+                   bisect.criterion, core::to_string(bisect.status), bisect.state, bisect.message,
+                   bisect.cell_record);
     RIG_TRY(statement.step());
     const int64_t id = statement.integer(0);
     RIG_TRY(statement.run());

@@ -133,27 +133,46 @@ Expected<std::vector<RunInfo>> Database::runs() {
     return out;
 }
 
+namespace {
+
+// One cell's row; `record` is its encoded record, or '' for a cell stored alone.
+Expected<void> insert_cell(Statement& insert, int64_t run_id, const core::Cell& cell,
+                           const std::string& record) {
+    insert.reset();
+    return insert
+        .bind(run_id, cell.id, cell.kernel_name, cell.config, core::to_string(cell.fs()),
+              cell.msize(), cell.cache(), params_json(cell.params), cell.canonical, cell.key,
+              record)
+        .run();
+}
+
+const char* const k_insert_cell =
+    "INSERT INTO cells (run_id, cell_id, kernel_name, config, fs, msize, cache, params, "
+    "canonical, cell_key, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+    "ON CONFLICT (run_id, cell_id) DO NOTHING";
+
+} // namespace
+
+Expected<void> Database::add_cells(int64_t run_id, const std::vector<core::CellRecord>& cells) {
+    auto transaction = RIG_TRY(Transaction::begin(*m_impl, Transaction::Mode::write));
+    auto insert = RIG_TRY(Statement::prepare(*m_impl, k_insert_cell));
+    for (const auto& record : cells)
+        RIG_TRY(insert_cell(insert, run_id, record.cell, core::encode(record)));
+    return transaction.commit();
+}
+
 Expected<void> Database::add_cells(int64_t run_id, const std::vector<core::Cell>& cells) {
     auto transaction = RIG_TRY(Transaction::begin(*m_impl, Transaction::Mode::write));
-    auto insert = RIG_TRY(Statement::prepare(
-        *m_impl, "INSERT INTO cells (run_id, cell_id, kernel_name, config, fs, msize, cache, "
-                 "params, canonical) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
-                 "ON CONFLICT (run_id, cell_id) DO NOTHING"));
-    for (const auto& cell : cells) {
-        insert.reset();
-        RIG_TRY(insert
-                    .bind(run_id, cell.id, cell.kernel_name, cell.config,
-                          core::to_string(cell.fs()), cell.msize(), cell.cache(),
-                          params_json(cell.params), cell.canonical)
-                    .run());
-    }
+    auto insert = RIG_TRY(Statement::prepare(*m_impl, k_insert_cell));
+    for (const auto& cell : cells)
+        RIG_TRY(insert_cell(insert, run_id, cell, ""));
     return transaction.commit();
 }
 
 Expected<std::vector<core::Cell>> Database::cells(int64_t run_id) {
     auto transaction = RIG_TRY(Transaction::begin(*m_impl, Transaction::Mode::read));
     auto select = RIG_TRY(Statement::prepare(
-        *m_impl, "SELECT cell_id, kernel_name, config, canonical, params FROM cells "
+        *m_impl, "SELECT cell_id, kernel_name, config, canonical, params, cell_key FROM cells "
                  "WHERE run_id = ?1 ORDER BY rowid"));
     auto params = RIG_TRY(Statement::prepare(*m_impl, "SELECT key, value FROM json_each(?1)"));
     select.bind(run_id);
@@ -168,9 +187,28 @@ Expected<std::vector<core::Cell>> Database::cells(int64_t run_id) {
         params.bind(select.text(4));
         while (RIG_TRY(params.step()))
             cell.params[params.text(0)] = params.text(1);
+        cell.key = select.text(5);
         out.push_back(std::move(cell));
     }
     RIG_TRY(transaction.commit());
+    return out;
+}
+
+Expected<std::optional<std::vector<core::CellRecord>>> Database::cell_records(int64_t run_id) {
+    auto transaction = RIG_TRY(Transaction::begin(*m_impl, Transaction::Mode::read));
+    auto select = RIG_TRY(Statement::prepare(
+        *m_impl, "SELECT cell_id, record FROM cells WHERE run_id = ?1 ORDER BY rowid"));
+    select.bind(run_id);
+    std::vector<core::CellRecord> out;
+    while (RIG_TRY(select.step())) {
+        if (select.text(1).empty())
+            return std::nullopt;
+        out.push_back(RIG_TRY(core::decode_cell_record(
+            select.text(1), "run " + std::to_string(run_id) + ", cell " + select.text(0))));
+    }
+    RIG_TRY(transaction.commit());
+    if (out.empty())
+        return std::nullopt;
     return out;
 }
 

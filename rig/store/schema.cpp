@@ -222,13 +222,28 @@ ALTER TABLE runs ADD COLUMN uris TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE runs ADD COLUMN jobs INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// v8: each cell whole (core/cell_record.hpp, JSON), so that a run resumes and a bisect
+// steps from the database alone, and its revision-free key, which lines one cell up
+// across the commits it was tested at. A bisect keeps the record of the cell it bisects.
+// '' for cells stored before v8: a resume of such a run expands its stored scenario.
+const char* const k_v8_cell_records = R"sql(
+ALTER TABLE cells ADD COLUMN record TEXT NOT NULL DEFAULT '';
+ALTER TABLE cells ADD COLUMN cell_key TEXT NOT NULL DEFAULT '';
+CREATE INDEX cells_by_key ON cells (cell_key, run_id);
+ALTER TABLE bisects ADD COLUMN cell_record TEXT NOT NULL DEFAULT '';
+)sql";
+
 } // namespace
 
 const std::vector<std::string>& migrations() {
-    static const std::vector<std::string> scripts{
-        k_v1,           k_v2_run_hosts,     k_v3_report_index,
-        k_v4_bisect,    k_v5_metrics_index, k_v6_sample_cpus,
-        k_v7_run_launch};
+    static const std::vector<std::string> scripts{k_v1,
+                                                  k_v2_run_hosts,
+                                                  k_v3_report_index,
+                                                  k_v4_bisect,
+                                                  k_v5_metrics_index,
+                                                  k_v6_sample_cpus,
+                                                  k_v7_run_launch,
+                                                  k_v8_cell_records};
     return scripts;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/cell.hpp"
+#include "core/cell_record.hpp"
 #include "core/sample.hpp"
 #include "core/scenario.hpp"
 #include "core/status.hpp"
@@ -142,6 +143,7 @@ struct BisectInfo {
     std::string message; // why it stopped, when it stopped without a culprit
     std::string created_at;
     std::string updated_at;
+    std::string cell_record; // the bisected cell whole (core::encode); "" before schema v8
 };
 
 // One commit measured by a bisect: an endpoint, a bisect step or a verification.
@@ -209,11 +211,16 @@ public:
     Expected<void> set_run_host(int64_t run_id, const RunHost& host);
     Expected<std::vector<RunHost>> run_hosts(int64_t run_id);
 
-    // Idempotent: cells are keyed by (run, cell id).
+    // Idempotent: cells are keyed by (run, cell id). Each is stored whole.
+    Expected<void> add_cells(int64_t run_id, const std::vector<core::CellRecord>& cells);
+    // Cells alone, without their records: what reports read, but no run of them resumes.
     Expected<void> add_cells(int64_t run_id, const std::vector<core::Cell>& cells);
-    // In insertion order, with id, kernel_name, config, params and canonical; the kernel
-    // index and fragments are not stored (they come from the scenario text).
+    // In insertion order, with id, key, kernel_name, config, params and canonical: what
+    // reports need. The kernel index and fragments are in the records.
     Expected<std::vector<core::Cell>> cells(int64_t run_id);
+    // Every cell of the run whole, in insertion order; nullopt when it has none yet, or one
+    // was stored without its record (before schema v8).
+    Expected<std::optional<std::vector<core::CellRecord>>> cell_records(int64_t run_id);
 
     // One transaction per sample, with its error lines and metrics, so that a killed
     // rig loses at most the sample in flight. Returns the sample's row id.

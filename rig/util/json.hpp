@@ -11,6 +11,9 @@ namespace rig::util {
 
 // Keys in insertion order: what rig writes reads in the order it was built.
 using Json = nlohmann::ordered_json;
+// Keys sorted: the type the library's field-list macros (NLOHMANN_DEFINE_TYPE_*) convert
+// to and from, for records whose fields are declared once in such a list.
+using SortedJson = nlohmann::json;
 
 // Indented JSON text with a final newline. A byte that is not UTF-8 (a guest's error
 // line, a Latin-1 file name) becomes U+FFFD, where the library would throw.

@@ -276,12 +276,8 @@ TEST(StoreOpen, Version4DatabaseGetsTheMetricsIndexAndKeepsItsMetrics) {
     EXPECT_EQ(sqlite3_exec(handle, "INSERT INTO runs (id, started_at) VALUES (1, 'now')", nullptr,
                            nullptr, nullptr),
               SQLITE_OK);
-    {
-        auto db = Database::open(path, v4);
-        ASSERT_TRUE(db) << db.error().message;
-        ASSERT_TRUE((*db)->add_cells(run_id, {make_cell("aaaaaaaaaaaa")}));
-    }
-    std::string insert = "INSERT INTO samples (id, run_id, cell_id, repetition, outcome) VALUES "
+    std::string insert = "INSERT INTO cells (run_id, cell_id) VALUES (1, 'aaaaaaaaaaaa');"
+                         "INSERT INTO samples (id, run_id, cell_id, repetition, outcome) VALUES "
                          "(1, 1, 'aaaaaaaaaaaa', 0, 'ok');"
                          "INSERT INTO metrics (sample_id, name, value, unit) VALUES "
                          "(1, 'compile_seconds', 1.25, 's'), (1, 'files', 40, '');";
@@ -698,6 +694,29 @@ TEST(StoreKernelArtifacts, AddFindAndUpdate) {
     debian.package_version = "6.1.76-1";
     EXPECT_NE(db->add_kernel_artifact(debian).value(), id);
     EXPECT_EQ(db->find_kernel_artifact("key-2").value()->source, core::KernelSource::debian);
+}
+
+TEST(StoreCells, ACellIsStoredWholeAndReadBackWithItsKey) {
+    Fixture f;
+    const int64_t run = f.db->begin_run(make_run()).value();
+    core::CellRecord record;
+    record.cell = make_cell("aaaaaaaaaaaa");
+    record.cell.key = "kkkkkkkkkkkk";
+    record.kernel.name = "stable";
+    record.kernel.source = core::KernelSource::git;
+    record.commit = std::string(40, 'c');
+    record.patches = {{"fix.patch", "s", "From: t\n"}};
+    ASSERT_TRUE(f.db->add_cells(run, std::vector<core::CellRecord>{record}));
+    auto records = f.db->cell_records(run);
+    ASSERT_TRUE(records) << records.error().message;
+    ASSERT_TRUE(*records);
+    ASSERT_EQ((*records)->size(), 1u);
+    EXPECT_EQ(core::encode((*records)->front()), core::encode(record));
+    EXPECT_EQ(f.db->cells(run).value().front().key, "kkkkkkkkkkkk");
+
+    // A cell stored without its record (before schema v8): the run has no records.
+    ASSERT_TRUE(f.db->add_cells(run, {make_cell("bbbbbbbbbbbb")}));
+    EXPECT_FALSE(f.db->cell_records(run).value());
 }
 
 } // namespace

@@ -90,13 +90,14 @@ TEST(worker, a_record_keeps_every_field) {
 TEST(worker, a_job_file_keeps_its_cell_and_paths) {
     test::TempDir dir;
     run::SampleJob job;
-    job.scenario_file = "s.yaml";
-    job.scenario_text = "name: s\n";
-    job.cell.id = "0123456789ab";
-    job.cell.kernel_name = "deb-6.1";
-    job.cell.config = "debian";
-    job.cell.params = {{"fs", "9p"}, {"cache", "loose"}};
-    job.cell.canonical = "canonical text";
+    job.cell.cell.id = "0123456789ab";
+    job.cell.cell.kernel_name = "deb-6.1";
+    job.cell.cell.config = "debian";
+    job.cell.cell.params = {{"fs", "9p"}, {"cache", "loose"}};
+    job.cell.cell.canonical = "canonical text";
+    job.cell.workload.command = "make -j2";
+    job.cell.guest.memory_mib = 512;
+    job.cell.timeouts.boot = std::chrono::milliseconds(1234);
     job.repetition = 1;
     job.kernel_id = "k";
     job.boot_image = "/shared/kernels/k/vmlinux";
@@ -109,11 +110,14 @@ TEST(worker, a_job_file_keeps_its_cell_and_paths) {
     ASSERT_TRUE(run::write_job(dir.path() / "3.json", job));
     auto back = run::read_job(dir.path() / "3.json");
     ASSERT_TRUE(back) << back.error().message;
-    EXPECT_EQ(back->scenario_text, job.scenario_text);
-    EXPECT_EQ(back->cell.id, job.cell.id);
-    EXPECT_EQ(back->cell.params, job.cell.params);
-    EXPECT_EQ(back->cell.fs(), core::Fs::v9p);
-    EXPECT_EQ(back->cell.cache(), "loose");
+    EXPECT_EQ(back->cell.cell.id, job.cell.cell.id);
+    EXPECT_EQ(back->cell.cell.params, job.cell.cell.params);
+    EXPECT_EQ(back->cell.cell.fs(), core::Fs::v9p);
+    EXPECT_EQ(back->cell.cell.cache(), "loose");
+    // The workload, guest shape and timeouts travel with the cell: no scenario is read.
+    EXPECT_EQ(back->cell.workload.command, "make -j2");
+    EXPECT_EQ(back->cell.guest.memory_mib, 512u);
+    EXPECT_EQ(back->cell.timeouts.boot, std::chrono::milliseconds(1234));
     EXPECT_EQ(back->repetition, 1);
     EXPECT_EQ(back->boot_image, job.boot_image);
     EXPECT_EQ(back->hypervisor, core::Backend::libvirt);

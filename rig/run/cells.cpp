@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// Freezing cells into records and thawing them for the run loop.
+#include "run/cells.hpp"
+
+#include "kernel/build.hpp"
+#include "kernel/config.hpp"
+#include "proc/git.hpp"
+#include "util/file.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+
+#include <map>
+
+namespace rig::run {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+core::StoredFile stored(std::string name, std::string text) {
+    std::string sha256 = util::sha256_hex(text);
+    return {std::move(name), std::move(sha256), std::move(text)};
+}
+
+Expected<std::string> resolve_commit(const fs::path& repo, const std::string& ref) {
+    if (!fs::is_directory(repo))
+        return fail(ErrorKind::config, "kernel repository " + repo.string() + " does not exist");
+    proc::RunOptions options;
+    options.cwd = repo;
+    auto result = RIG_TRY(proc::run_git(
+        {"rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}"}, options));
+    std::string commit(util::trim(result.out));
+    if (result.exit_code != 0 || commit.empty())
+        return fail(ErrorKind::config, "ref '" + ref + "' is not a commit in " + repo.string());
+    return commit;
+}
+
+// The git parts of a record: commit, absolute repository, fragment and patch texts.
+Expected<void> freeze_git(core::CellRecord& record, const fs::path& dir,
+                          std::map<std::pair<std::string, std::string>, std::string>& commits) {
+    kernel::GitRequest request = kernel::git_request(record.kernel, record.cell.fragments, dir);
+    record.kernel.repo = request.repo.string();
+    auto& commit = commits[{record.kernel.repo, record.kernel.ref}];
+    if (commit.empty())
+        commit = RIG_TRY(resolve_commit(request.repo, record.kernel.ref));
+    record.commit = commit;
+    for (const std::string& name : record.cell.fragments)
+        record.fragments.push_back(
+            stored(name, RIG_TRY(kernel::fragment_text(name, request.fragment_dirs))));
+    for (size_t i = 0; i < request.patches.size(); ++i) {
+        if (!fs::is_regular_file(request.patches[i]))
+            return fail(ErrorKind::config,
+                        "patch " + request.patches[i].string() + " does not exist");
+        record.patches.push_back(
+            stored(record.kernel.patches[i], util::read_file(request.patches[i])));
+    }
+    return {};
+}
+
+std::string absolute_in(const fs::path& dir, const std::string& path) {
+    return path.empty() ? path : (dir / path).lexically_normal().string();
+}
+
+Expected<void> write_input(const fs::path& path, const core::StoredFile& file) {
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (fs::exists(path) && util::read_file(path) == file.text)
+        return {};
+    return util::write_file_atomically(path, file.text);
+}
+
+// The kernel entry a record runs: ref at its commit, patches where thaw wrote them.
+Expected<core::Kernel> thaw_kernel(const core::CellRecord& record, const fs::path& inputs) {
+    core::Kernel kernel = record.kernel;
+    if (kernel.source != core::KernelSource::git)
+        return kernel;
+    kernel.ref = record.commit;
+    kernel.patches.clear();
+    for (const core::StoredFile& patch : record.patches) {
+        // By content: two patches of one name in different folders stay apart.
+        fs::path path =
+            inputs / "patches" /
+            (patch.sha256.substr(0, 16) + "-" + fs::path(patch.name).filename().string());
+        RIG_TRY(write_input(path, patch));
+        kernel.patches.push_back(path.string());
+    }
+    return kernel;
+}
+
+} // namespace
+
+Expected<std::vector<core::CellRecord>> freeze(const core::Scenario& scenario,
+                                               const std::vector<core::Cell>& cells) {
+    fs::path dir = scenario.dir.empty() ? fs::current_path() : fs::path(scenario.dir);
+    std::map<std::pair<std::string, std::string>, std::string> commits;
+    std::vector<core::CellRecord> records;
+    for (const core::Cell& cell : cells) {
+        core::CellRecord record;
+        record.cell = cell;
+        record.kernel = scenario.kernels.at(cell.kernel);
+        if (record.kernel.source == core::KernelSource::git)
+            RIG_TRY(freeze_git(record, dir, commits));
+        record.workload = scenario.workload;
+        record.workload.tree = absolute_in(dir, record.workload.tree);
+        record.workload.module = absolute_in(dir, record.workload.module);
+        record.guest = scenario.guest;
+        record.timeouts = scenario.timeouts;
+        records.push_back(std::move(record));
+    }
+    return records;
+}
+
+Expected<Thawed> thaw(core::Scenario settings, const std::vector<core::CellRecord>& records,
+                      const fs::path& inputs) {
+    Thawed out{std::move(settings), {}};
+    core::Scenario& scenario = out.scenario;
+    scenario.dir = inputs.string();
+    scenario.kernels.clear();
+    std::map<std::string, std::string> fragments; // name -> text, one per name in a run
+    for (const core::CellRecord& record : records) {
+        for (const core::StoredFile& fragment : record.fragments) {
+            auto [it, added] = fragments.emplace(fragment.name, fragment.text);
+            if (!added && it->second != fragment.text)
+                return fail(ErrorKind::infra,
+                            "the stored cells hold two texts of fragment " + fragment.name);
+            RIG_TRY(write_input(inputs / (fragment.name + ".config"), fragment));
+        }
+        core::Kernel kernel = RIG_TRY(thaw_kernel(record, inputs));
+        // Cells of one entry share it; an entry at two commits is two entries.
+        auto same = [&](const core::Kernel& other) {
+            return other.canonical() == kernel.canonical();
+        };
+        auto found = std::find_if(scenario.kernels.begin(), scenario.kernels.end(), same);
+        core::Cell cell = record.cell;
+        cell.kernel = static_cast<size_t>(found - scenario.kernels.begin());
+        if (found == scenario.kernels.end())
+            scenario.kernels.push_back(std::move(kernel));
+        out.cells.push_back(std::move(cell));
+    }
+    if (!records.empty()) {
+        // One workload, guest shape and timeouts per run: every record holds the same.
+        scenario.workload = records.front().workload;
+        scenario.guest = records.front().guest;
+        scenario.timeouts = records.front().timeouts;
+    }
+    return out;
+}
+
+core::CellRecord sample_record(const core::Scenario& scenario, const core::Cell& cell) {
+    core::CellRecord record;
+    record.cell = cell;
+    record.workload = scenario.workload;
+    record.guest = scenario.guest;
+    record.timeouts = scenario.timeouts;
+    return record;
+}
+
+core::Scenario sample_scenario(const core::CellRecord& record) {
+    core::Scenario scenario;
+    scenario.workload = record.workload;
+    scenario.guest = record.guest;
+    scenario.timeouts = record.timeouts;
+    return scenario;
+}
+
+} // namespace rig::run
