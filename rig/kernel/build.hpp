@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Git kernels: one commit of a repository, patched and configured, built out of tree into
 // a cached artifact. A second request for the same inputs builds nothing.
+// Modules built against such a kernel: kernel/external.hpp; the cache's gc: kernel/gc.hpp.
 #pragma once
 
 #include "core/scenario.hpp"
@@ -112,41 +113,10 @@ struct ConfigResult {
 // Finds a fragment whose options do not survive before a build is paid for.
 Expected<ConfigResult> configure_git(const GitRequest& request, const BuildSettings& settings);
 
-struct ExternalBuild {
-    core::BuildOutcome outcome = core::BuildOutcome::ok;
-    std::string error_lines; // the compiler's first errors, or why the tree is unfit
-};
-
-// Builds the out-of-tree module staged in `module_dir` (kernel/module.hpp) against the
-// request's kernel, under the repository's lock: rig's clone is checked out at the
-// commit with the patches, the build folder of the config configured again and
-// `modules_prepare`d, then `make -C src O=build M=module_dir modules`. A kernel without
-// CONFIG_MODULES, or a patch that does not apply, is config_error.
-Expected<ExternalBuild> build_external_module(const GitRequest& request,
-                                              const BuildSettings& settings,
-                                              const std::filesystem::path& module_dir);
-
 // The first compiler or make error lines of a build log, at most `max_lines`.
 std::string first_errors(std::string_view log, size_t max_lines = 8);
 
 // True for a line of make's output that reports one object (`  CC      fs/9p/v9fs.o`).
 bool is_object_line(std::string_view line);
-
-struct GcResult {
-    size_t artifacts_removed = 0;
-    size_t build_dirs_removed = 0;
-    uint64_t bytes_freed = 0;
-};
-
-// Marks a file or folder of the cache as used now: collect_garbage goes by that time.
-void touch(const std::filesystem::path& path);
-
-// Removes git artifacts and build folders, built modules and Debian headers not used for
-// `unused_for` (zero: all of them), and staging left by killed builds. Prebuilt kernels
-// are left alone. `forget` is told each removed artifact's cache key, for the records
-// that name it (run/kernel_records.hpp).
-using Forget = std::function<Expected<void>(const std::string& cache_key)>;
-Expected<GcResult> collect_garbage(const std::filesystem::path& cache,
-                                   std::chrono::hours unused_for, const Forget& forget);
 
 } // namespace rig::kernel

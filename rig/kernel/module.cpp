@@ -3,6 +3,8 @@
 #include "kernel/module.hpp"
 
 #include "kernel/debian.hpp"
+#include "kernel/external.hpp"
+#include "kernel/gc.hpp"
 #include "proc/process.hpp"
 #include "util/file.hpp"
 #include "util/hash.hpp"

@@ -6,6 +6,7 @@
 
 #include "kernel/artifact.hpp"
 #include "kernel/build.hpp"
+#include "kernel/gc.hpp"
 #include "store/store.hpp"
 #include "util/error.hpp"
 
