@@ -6,6 +6,7 @@
 #include "bisect/step.hpp"
 #include "core/matrix.hpp"
 #include "host/facts.hpp"
+#include "host/kvm_probe.hpp"
 #include "kernel/build.hpp"
 #include "rig_config.hpp"
 #include "run/cells.hpp"
@@ -390,7 +391,10 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
     run.scenario_file = fs::absolute(options.scenario).string();
     run.scenario_text = scenario.text;
     run.scenario_hash = info.scenario_hash;
-    run.host_facts = host::probe().to_json();
+    host::Facts facts = host::probe();
+    // What the steps will choose (bisect/step.cpp), which find the probe's answer kept.
+    facts.accel = RIG_TRY(host::choose_accel(scenario.guest.accel, settings.cache_dir));
+    run.host_facts = facts.to_json();
     run.rig_version = RIG_VERSION;
     // The bisect resumes, not its run: `rig run --resume` must never pick this one up.
     run.status = core::RunStatus::finished;

@@ -4,7 +4,7 @@
 
 #include "core/stats.hpp"
 #include "guest/initramfs.hpp"
-#include "host/facts.hpp"
+#include "host/kvm_probe.hpp"
 #include "kernel/build.hpp"
 #include "run/batch.hpp"
 #include "run/cells.hpp"
@@ -290,7 +290,7 @@ std::vector<Planned> plan_batch(const Context& context, std::vector<Measuring>& 
 // The batch's samples, at once when there are several (each guest on its own set).
 Expected<std::vector<run::SampleRun>> take_batch(const Context& context,
                                                  const std::vector<Planned>& batch,
-                                                 const StepIo& io, const std::string& accel) {
+                                                 const StepIo& io, core::Accelerator accel) {
     std::vector<run::SampleContext> contexts;
     for (const Planned& planned : batch) {
         const Boot& boot = planned.step->boot;
@@ -364,7 +364,8 @@ Expected<bool> take_in(Context& context, const StepIo& io, Measuring& step, run:
 
 Expected<void> sample_until_decided(Context& context, const StepIo& io,
                                     std::vector<Measuring>& steps) {
-    std::string accel = host::choose_accel(context.scenario.guest.accel, host::probe().kvm);
+    core::Accelerator accel =
+        RIG_TRY(host::choose_accel(context.scenario.guest.accel, context.settings.cache_dir));
     for (Measuring& step : steps)
         step.decision = decide(context, step.request.policy, step.measured.samples);
     auto undecided = [&] {

@@ -4,6 +4,7 @@
 
 #include "core/matrix.hpp"
 #include "host/doctor.hpp"
+#include "kernel/artifact.hpp"
 #include "report/plan.hpp"
 #include "report/table.hpp"
 #include "spec/spec.hpp"
@@ -75,7 +76,7 @@ int plan_command(const GlobalOptions&, const std::filesystem::path& file, PlanFo
 }
 
 int doctor_command(const GlobalOptions& global) {
-    auto checks = host::run_checks(global.db.parent_path());
+    auto checks = host::run_checks(global.db.parent_path(), kernel::default_cache_dir());
     report::Table table({{"check"}, {"status"}, {"detail"}});
     std::vector<std::string> packages;
     bool missing = false;

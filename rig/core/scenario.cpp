@@ -18,6 +18,50 @@ std::string_view to_string(KernelSource source) {
     return "?";
 }
 
+std::string_view to_string(Accel accel) {
+    switch (accel) {
+    case Accel::auto_detect:
+        return "auto";
+    case Accel::kvm:
+        return to_string(Accelerator::kvm);
+    case Accel::tcg:
+        return to_string(Accelerator::tcg);
+    }
+    return "?";
+}
+
+std::optional<Accel> parse_accel(std::string_view text) {
+    for (Accel accel : {Accel::auto_detect, Accel::kvm, Accel::tcg})
+        if (to_string(accel) == text)
+            return accel;
+    return std::nullopt;
+}
+
+std::vector<std::string> accel_words() {
+    std::vector<std::string> words;
+    for (Accel accel : {Accel::auto_detect, Accel::kvm, Accel::tcg})
+        words.emplace_back(to_string(accel));
+    return words;
+}
+
+// The one place the accelerators' words are spelled.
+std::string_view to_string(Accelerator accelerator) {
+    switch (accelerator) {
+    case Accelerator::kvm:
+        return "kvm";
+    case Accelerator::tcg:
+        return "tcg";
+    }
+    return "?";
+}
+
+Expected<Accelerator> parse_accelerator(std::string_view text) {
+    for (Accelerator accelerator : {Accelerator::kvm, Accelerator::tcg})
+        if (to_string(accelerator) == text)
+            return accelerator;
+    return fail(ErrorKind::infra, "'" + std::string(text) + "' is not an accelerator (kvm, tcg)");
+}
+
 bool is_debian_series(std::string_view name) {
     constexpr std::string_view k_prefix = "linux-image-";
     if (!util::starts_with(name, k_prefix))

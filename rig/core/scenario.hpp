@@ -101,7 +101,18 @@ struct Workload {
     std::string canonical() const;
 };
 
+// The accelerator a scenario asks for (`guest: {accel: ...}`); auto lets the host decide.
 enum class Accel { auto_detect, kvm, tcg };
+std::string_view to_string(Accel accel); // "auto", "kvm", "tcg"
+std::optional<Accel> parse_accel(std::string_view text);
+// The requests' words in their order, for a "did you mean".
+std::vector<std::string> accel_words();
+
+// The accelerator a guest runs under, once the host that boots it has decided. Samples
+// store it as text ("kvm", "tcg").
+enum class Accelerator { kvm, tcg };
+std::string_view to_string(Accelerator accelerator);
+Expected<Accelerator> parse_accelerator(std::string_view text);
 
 struct Guest {
     uint64_t memory_mib = 1024;

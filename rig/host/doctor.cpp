@@ -4,6 +4,7 @@
 
 #include "host/account.hpp"
 #include "host/facts.hpp"
+#include "host/kvm_probe.hpp"
 #include "proc/process.hpp"
 #include "sched/slurm.hpp"
 
@@ -70,15 +71,18 @@ Check qemu_check() {
     return check;
 }
 
-Check accel_check() {
-    if (kvm_usable())
-        return {"accelerator", Status::ok, "/dev/kvm usable: guests run under KVM", ""};
-    std::string why = !fs::exists("/dev/kvm") ? "no /dev/kvm"
-                      : ::access("/dev/kvm", R_OK | W_OK) != 0
-                          ? "/dev/kvm is not read-write for you"
-                          : "/dev/kvm opens, but the CPU "
-                            "shows no vmx/svm flag";
-    return {"accelerator", Status::warn, why + ": guests run under TCG, slower and noisier", ""};
+// The probe a run makes: what the doctor says is what a run will choose.
+Check accel_check(const fs::path& cache_dir) {
+    auto kvm = probe_kvm(cache_dir);
+    if (!kvm)
+        return {"accelerator", Status::warn, "KVM probe failed: " + kvm.error().message, ""};
+    if (*kvm == Kvm::runs_guests)
+        return {"accelerator", Status::ok, "a test guest ran under KVM: guests run under KVM", ""};
+    std::string detail = std::string(describe(*kvm)) + ": guests run under TCG, slower and noisier";
+    // Only a boot's answer is kept; say where, so that a fixed KVM can be probed again.
+    if (*kvm == Kvm::cannot_run_guests)
+        detail += " (answer kept in " + probe_answer_file(cache_dir).string() + ")";
+    return {"accelerator", Status::warn, detail, ""};
 }
 
 Check virtiofsd_check() {
@@ -242,10 +246,10 @@ Check disk_check(const fs::path& data_dir) {
 
 } // namespace
 
-std::vector<Check> run_checks(const fs::path& data_dir) {
+std::vector<Check> run_checks(const fs::path& data_dir, const fs::path& cache_dir) {
     return {
         qemu_check(),
-        accel_check(),
+        accel_check(cache_dir),
         virtiofsd_check(),
         busybox_check(),
         program_check("cpio", "cpio", "packs the guest initramfs"),

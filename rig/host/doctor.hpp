@@ -17,8 +17,10 @@ struct Check {
     std::string package; // what to apt-get install when not ok
 };
 
-// `data_dir` is where results and caches go; its free space is checked.
-std::vector<Check> run_checks(const std::filesystem::path& data_dir);
+// `data_dir` is where results and caches go; its free space is checked. `cache_dir` keeps
+// the KVM probe's answer (host/kvm_probe.hpp), which the accelerator check shares with runs.
+std::vector<Check> run_checks(const std::filesystem::path& data_dir,
+                              const std::filesystem::path& cache_dir);
 
 // True when the ELF file has no PT_INTERP: a static binary, usable inside the initramfs.
 bool is_static_elf(const std::filesystem::path& file);

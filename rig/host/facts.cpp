@@ -7,50 +7,11 @@
 #include "util/strings.hpp"
 
 #include <cctype>
-#include <fcntl.h>
-#include <fstream>
-#include <sstream>
 #include <sys/utsname.h>
 #include <thread>
 #include <unistd.h>
 
 namespace rig::host {
-
-bool cpu_has_virtualization(const std::string& cpuinfo) {
-    for (const std::string& line : util::split(cpuinfo, '\n')) {
-        if (!util::starts_with(line, "flags"))
-            continue;
-        for (const std::string& flag : util::split(line.substr(line.find(':') + 1), ' '))
-            if (flag == "vmx" || flag == "svm")
-                return true;
-    }
-    return false;
-}
-
-bool kvm_usable() {
-    int fd = ::open("/dev/kvm", O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ::close(fd);
-    // Some sandboxes offer a /dev/kvm that creates VMs which never run a guest
-    // instruction; a CPU without vmx/svm flags cannot be running real KVM.
-    std::ifstream in("/proc/cpuinfo");
-    std::ostringstream cpuinfo;
-    cpuinfo << in.rdbuf();
-    return cpu_has_virtualization(cpuinfo.str());
-}
-
-std::string choose_accel(core::Accel requested, bool kvm_present) {
-    switch (requested) {
-    case core::Accel::kvm:
-        return "kvm";
-    case core::Accel::tcg:
-        return "tcg";
-    case core::Accel::auto_detect:
-        break;
-    }
-    return kvm_present ? "kvm" : "tcg";
-}
 
 std::optional<std::filesystem::path> find_virtiofsd() {
     for (const char* candidate : k_virtiofsd_paths)
@@ -91,7 +52,6 @@ Facts probe() {
     long page_size = ::sysconf(_SC_PAGESIZE);
     if (pages > 0 && page_size > 0)
         facts.memory_mib = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) >> 20;
-    facts.kvm = kvm_usable();
     proc::RunOptions options;
     options.timeout = std::chrono::seconds(20);
     if (auto result = proc::run({"qemu-system-x86_64", "--version"}, options);
@@ -106,7 +66,8 @@ std::string Facts::to_json() const {
     out["kernel"] = kernel_release;
     out["cpus"] = cpus;
     out["memory_mib"] = memory_mib;
-    out["kvm"] = kvm;
+    if (accel)
+        out["accel"] = std::string(core::to_string(*accel));
     out["qemu"] = qemu_version;
     return out.dump();
 }

@@ -17,22 +17,14 @@ struct Facts {
     std::string kernel_release;
     int cpus = 0;
     uint64_t memory_mib = 0;
-    bool kvm = false;         // /dev/kvm exists and opens read-write
     std::string qemu_version; // "7.2.22", or "" when QEMU is missing
+    // The accelerator guests booted here get (host/kvm_probe.hpp), set by the caller that
+    // chose it; unset where no guest boots (a Slurm coordinator) and then not recorded.
+    std::optional<core::Accelerator> accel;
     std::string to_json() const;
 };
 
 Facts probe();
-
-// Whether /proc/cpuinfo text shows hardware virtualization (vmx or svm).
-bool cpu_has_virtualization(const std::string& cpuinfo);
-
-// /dev/kvm usable by this process. Users have KVM; CI and this project's machines do not.
-bool kvm_usable();
-
-// The accelerator a guest gets: kvm when asked for or auto with KVM present, else tcg.
-// Asking for kvm without it is the caller's error to report.
-std::string choose_accel(core::Accel requested, bool kvm_present);
 
 // The virtiofsd binary: the C daemon QEMU 7.2 ships, or a packaged Rust one, looked for
 // at k_virtiofsd_paths, then in PATH.

@@ -282,7 +282,7 @@ core::Sample new_sample(const SampleContext& context) {
     core::Sample sample;
     sample.cell_id = context.cell.id;
     sample.repetition = context.repetition;
-    sample.accel = context.accel;
+    sample.accel = core::to_string(context.accel);
     sample.cpus = core::cpu_list_text(context.host_cpus);
     sample.kernel_artifact = context.kernel.id;
     sample.started_at = utc_now();

@@ -27,7 +27,7 @@ struct SampleContext {
     const kernel::Artifact& kernel;
     std::filesystem::path base_initrd;
     std::filesystem::path dir; // logs and the share live here
-    std::string accel;         // kvm or tcg
+    core::Accelerator accel = core::Accelerator::tcg;
     vm::Hypervisor& hypervisor;
     const std::atomic<bool>& interrupted;
     std::function<void(const std::string& phase)> on_phase;

@@ -2,7 +2,7 @@
 // Job files and records as JSON, and the worker's one sample.
 #include "run/worker.hpp"
 
-#include "host/facts.hpp"
+#include "host/kvm_probe.hpp"
 #include "kernel/artifact.hpp"
 #include "run/cells.hpp"
 #include "run/sample.hpp"
@@ -202,19 +202,19 @@ Expected<core::Sample> run_job(const SampleJob& job, const std::atomic<bool>& in
     std::unique_ptr<vm::Hypervisor> hypervisor = job.hypervisor == core::Backend::libvirt
                                                      ? vm::make_libvirt_hypervisor(job.uri)
                                                      : vm::make_qemu_hypervisor();
-    // The node's own accelerator: a cluster's nodes need not match the coordinator.
-    bool kvm = host::probe().kvm;
-    std::string accel = host::choose_accel(scenario.guest.accel, kvm);
+    // The node's own probe and accelerator: a cluster's nodes need not match the
+    // coordinator. The answer is kept per node in the node's cache.
+    auto accel = host::choose_accel(scenario.guest.accel, kernel::default_cache_dir());
     core::Sample sample;
-    if (scenario.guest.accel == core::Accel::kvm && !kvm) {
+    if (!accel) {
         sample.cell_id = cell.id;
         sample.repetition = job.repetition;
         sample.kernel_artifact = job.kernel_id;
         sample.outcome = core::Outcome::infra_error;
-        sample.evidence = "guest.accel is kvm but /dev/kvm is not usable on " + node_name() + "\n";
+        sample.evidence = accel.error().message + " on " + node_name() + "\n";
     } else {
         SampleContext context{scenario,        cell,    job.repetition, kernel,
-                              job.base_initrd, job.dir, accel,          *hypervisor,
+                              job.base_initrd, job.dir, *accel,         *hypervisor,
                               interrupted,     nullptr, nullptr};
         // A full folder here is the sample's evidence; the coordinator reads it as such.
         sample = run_sample(context).sample;

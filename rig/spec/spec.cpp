@@ -39,7 +39,6 @@ const std::vector<std::string> k_workload_keys{"generate", "tree",   "command",
 const std::vector<std::string> k_generate_keys{"units", "headers", "functions"};
 const std::vector<std::string> k_guest_keys{"memory", "cpus", "accel", "count_9p", "scratch"};
 const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
-const std::vector<std::string> k_accels{"auto", "kvm", "tcg"};
 const std::vector<std::string> k_slurm_keys{"partition", "time",   "account", "constraint",
                                             "exclusive", "sbatch", "shared"};
 // sbatch options rig sets itself for every job: the array, its name (how a resumed run
@@ -613,11 +612,10 @@ Expected<core::Guest> read_guest(const Context& context, const Entry& entry) {
             guest.scratch_bytes = *bytes;
         } else {
             Located accel = RIG_TRY(read_scalar(context, key.value, key.path, "an accelerator"));
-            if (!contains(k_accels, accel.value))
-                return error_at(context, accel, unknown("accel", accel.value, k_accels));
-            guest.accel = accel.value == "kvm"   ? core::Accel::kvm
-                          : accel.value == "tcg" ? core::Accel::tcg
-                                                 : core::Accel::auto_detect;
+            std::optional<core::Accel> requested = core::parse_accel(accel.value);
+            if (!requested)
+                return error_at(context, accel, unknown("accel", accel.value, core::accel_words()));
+            guest.accel = *requested;
         }
     }
     return guest;

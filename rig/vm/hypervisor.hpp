@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/cpu_set.hpp"
+#include "core/scenario.hpp"
 #include "util/error.hpp"
 
 #include <filesystem>
@@ -36,7 +37,7 @@ struct GuestSpec {
     std::string cmdline;
     uint64_t memory_mib = 1024;
     int cpus = 2;
-    std::string accel = "tcg"; // kvm or tcg
+    core::Accelerator accel = core::Accelerator::tcg;
     std::vector<Share> shares;
     std::filesystem::path console_log; // first serial port: the kernel console
     std::filesystem::path channel_log; // second serial port: the agent's records

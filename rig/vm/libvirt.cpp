@@ -561,7 +561,7 @@ std::string libvirt_access_mode(const std::string& security_model) {
 }
 
 std::string libvirt_domain_xml(const GuestSpec& spec) {
-    bool kvm = spec.accel == "kvm";
+    bool kvm = spec.accel == core::Accelerator::kvm;
     bool virtiofs = false;
     for (const Share& share : spec.shares)
         virtiofs = virtiofs || share.kind == ShareKind::virtiofs;

@@ -55,14 +55,14 @@ std::string escape_fuse_option(const std::string& value) {
 std::vector<std::string> qemu_argv(const GuestSpec& spec,
                                    const std::vector<fs::path>& virtiofs_sockets) {
     bool virtiofs = !virtiofs_sockets.empty();
-    std::string machine = "q35,accel=" + spec.accel;
+    std::string machine = "q35,accel=" + std::string(core::to_string(spec.accel));
     // vhost-user needs guest RAM that virtiofsd can map: a shared memfd as large as -m.
     if (virtiofs)
         machine += ",memory-backend=mem";
     std::vector<std::string> argv{
         k_qemu, "-nodefaults", "-no-user-config", "-display", "none", "-machine", machine, "-cpu",
-        spec.accel == "kvm" ? "host" : "max", "-m", std::to_string(spec.memory_mib), "-smp",
-        std::to_string(spec.cpus),
+        spec.accel == core::Accelerator::kvm ? "host" : "max", "-m",
+        std::to_string(spec.memory_mib), "-smp", std::to_string(spec.cpus),
         // A reboot becomes an exit, and a guest panic a non-zero exit status.
         "-no-reboot", "-device", "pvpanic-pci", "-action", "panic=exit-failure", "-kernel",
         spec.kernel.string(), "-initrd", spec.initrd.string(), "-append", spec.cmdline, "-serial",

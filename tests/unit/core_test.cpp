@@ -4,6 +4,7 @@
 #include "core/cell.hpp"
 #include "core/classify.hpp"
 #include "core/sample.hpp"
+#include "core/scenario.hpp"
 #include "core/stats.hpp"
 #include "core/status.hpp"
 
@@ -231,6 +232,22 @@ TEST(StatusWords, RoundTripAndUnknownTextIsAnError) {
               "'' is not a bisect status (running, culprit, unverified, inconclusive, "
               "not-reproducible, stopped, interrupted)");
     EXPECT_FALSE(parse_verdict("Good"));
+}
+
+TEST(Accelerators, ReadBothWaysAsTheStoredWords) {
+    for (auto accelerator : {Accelerator::kvm, Accelerator::tcg})
+        EXPECT_EQ(*parse_accelerator(to_string(accelerator)), accelerator);
+    // The samples table holds these words: changing them would misread stored runs.
+    EXPECT_EQ(to_string(Accelerator::kvm), "kvm");
+    EXPECT_EQ(to_string(Accelerator::tcg), "tcg");
+    EXPECT_FALSE(parse_accelerator("auto")) << "auto is a request, never what a guest ran on";
+    EXPECT_FALSE(parse_accelerator("KVM"));
+    EXPECT_EQ(parse_accelerator("").error().message, "'' is not an accelerator (kvm, tcg)");
+
+    for (auto accel : {Accel::auto_detect, Accel::kvm, Accel::tcg})
+        EXPECT_EQ(*parse_accel(to_string(accel)), accel);
+    EXPECT_EQ(accel_words(), (std::vector<std::string>{"auto", "kvm", "tcg"}));
+    EXPECT_FALSE(parse_accel("auto_detect"));
 }
 
 TEST(CellFilter, IdPrefixOrKeyValuePairsTheSameForEverySubcommand) {

@@ -16,7 +16,7 @@ GuestSpec base_spec() {
     spec.cmdline = "console=ttyS0 panic=-1 rdinit=/init";
     spec.memory_mib = 1024;
     spec.cpus = 2;
-    spec.accel = "tcg";
+    spec.accel = rig::core::Accelerator::tcg;
     spec.console_log = "/out/run/console.log";
     spec.channel_log = "/out/run/channel.log";
     spec.runtime_dir = "/out/run";
@@ -72,7 +72,7 @@ TEST(LibvirtXml, DirectKernelBootUnderTcg) {
 
 TEST(LibvirtXml, KvmWhenTheSpecAsksForIt) {
     GuestSpec spec = base_spec();
-    spec.accel = "kvm";
+    spec.accel = rig::core::Accelerator::kvm;
     std::string xml = libvirt_domain_xml(spec);
     EXPECT_EQ(xml.rfind("<domain type='kvm' ", 0), 0u);
     EXPECT_TRUE(contains(xml, "<cpu mode='host-passthrough'/>"));

@@ -51,7 +51,7 @@ struct Bench {
                                    kernel,
                                    dir.path() / "base.cpio",
                                    dir.path() / "sample",
-                                   "tcg",
+                                   core::Accelerator::tcg,
                                    hypervisor,
                                    interrupted,
                                    [this](const std::string& phase) { phases.push_back(phase); },

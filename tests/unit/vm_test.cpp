@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
-// Tests of vm/qemu's argument vectors and programs, and of host/facts, which chooses their
-// accelerator.
+// Tests of vm/qemu's argument vectors and programs, of host/facts, and of host/kvm_probe,
+// which chooses their accelerator.
 #include "host/facts.hpp"
+#include "host/kvm_probe.hpp"
 #include "proc/process.hpp"
+#include "temp_dir.hpp"
+#include "util/file.hpp"
 #include "vm/qemu.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <thread>
 
 using namespace rig;
 using namespace rig::vm;
@@ -36,7 +40,7 @@ GuestSpec base_spec() {
     spec.cmdline = "console=ttyS0 panic=-1 rdinit=/init";
     spec.memory_mib = 1024;
     spec.cpus = 2;
-    spec.accel = "tcg";
+    spec.accel = core::Accelerator::tcg;
     spec.console_log = "/out/run/console.log";
     spec.channel_log = "/out/run/results.log";
     spec.runtime_dir = "/out/run";
@@ -92,7 +96,7 @@ TEST(QemuArgv, NinePOnly) {
 
 TEST(QemuArgv, Kvm) {
     GuestSpec spec = base_spec();
-    spec.accel = "kvm";
+    spec.accel = core::Accelerator::kvm;
     auto argv = qemu_argv(spec, {});
     EXPECT_EQ(values_of(argv, "-machine"), std::vector<std::string>{"q35,accel=kvm"});
     EXPECT_EQ(values_of(argv, "-cpu"), std::vector<std::string>{"host"});
@@ -154,36 +158,178 @@ TEST(HostFacts, QemuVersion) {
     EXPECT_EQ(host::parse_qemu_version("qemu-system-x86_64: command not found"), "");
 }
 
-TEST(HostFacts, ChooseAccel) {
-    EXPECT_EQ(host::choose_accel(core::Accel::auto_detect, true), "kvm");
-    EXPECT_EQ(host::choose_accel(core::Accel::auto_detect, false), "tcg");
-    EXPECT_EQ(host::choose_accel(core::Accel::tcg, true), "tcg");
-    EXPECT_EQ(host::choose_accel(core::Accel::tcg, false), "tcg");
-    // Asked for and absent: the caller reports it; choose_accel does not hide it.
-    EXPECT_EQ(host::choose_accel(core::Accel::kvm, true), "kvm");
-    EXPECT_EQ(host::choose_accel(core::Accel::kvm, false), "kvm");
+TEST(KvmProbe, ChoosesTheAccelerator) {
+    using core::Accel;
+    using core::Accelerator;
+    for (auto kvm : {host::Kvm::runs_guests, host::Kvm::no_device, host::Kvm::not_read_write,
+                     host::Kvm::cannot_run_guests}) {
+        EXPECT_EQ(*host::choose_accel(Accel::tcg, kvm), Accelerator::tcg);
+        EXPECT_EQ(*host::choose_accel(Accel::auto_detect, kvm),
+                  kvm == host::Kvm::runs_guests ? Accelerator::kvm : Accelerator::tcg);
+    }
+    EXPECT_EQ(*host::choose_accel(Accel::kvm, host::Kvm::runs_guests), Accelerator::kvm);
+    // Asked for where no guest runs under it: an infra error, never a quiet TCG.
+    auto refused = host::choose_accel(Accel::kvm, host::Kvm::cannot_run_guests);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().kind, ErrorKind::infra);
+    EXPECT_EQ(refused.error().message,
+              "guest.accel is kvm but /dev/kvm opens but cannot run a guest");
+    EXPECT_FALSE(host::choose_accel(Accel::kvm, host::Kvm::no_device));
 }
 
-TEST(HostFacts, CpuHasVirtualization) {
-    // /proc/cpuinfo as Linux prints it: "flags" is never the first line.
-    auto cpuinfo = [](const std::string& flags) {
-        return "processor\t: 0\n"
-               "vendor_id\t: GenuineIntel\n"
-               "model name\t: Intel(R) Xeon(R) CPU\n"
-               "flags\t\t: fpu vme de pse tsc msr pae mce " +
-               flags +
-               " sse sse2\n"
-               "bugs\t\t: spectre_v1 spectre_v2\n"
-               "\n";
+TEST(KvmProbe, OnlyTheDebugExitStatusMeansTheGuestRan) {
+    proc::RunResult result;
+    result.exit_code = host::k_probe_guest_ran;
+    EXPECT_EQ(host::probe_outcome(result), host::ProbeBoot::guest_ran);
+    result.exit_code = 1; // "failed to initialize kvm", or KVM_RUN failed
+    EXPECT_EQ(host::probe_outcome(result), host::ProbeBoot::guest_failed);
+    result.exit_code = 0; // a guest that ended without reaching the port
+    EXPECT_EQ(host::probe_outcome(result), host::ProbeBoot::guest_failed);
+    result.exit_code = -1; // hung, killed at the timeout
+    result.timed_out = true;
+    EXPECT_EQ(host::probe_outcome(result), host::ProbeBoot::guest_hung);
+    EXPECT_EQ(host::k_probe_guest_ran, 99);
+}
+
+TEST(KvmProbe, BootSectorAndArgv) {
+    std::string sector = host::probe_boot_sector();
+    ASSERT_EQ(sector.size(), 512u);
+    EXPECT_EQ(sector.substr(0, 5), std::string("\xb0\x31\xe6\xf4\xf4"));
+    EXPECT_EQ(sector.substr(510), std::string("\x55\xaa"));
+    auto argv = host::probe_argv(core::Accelerator::kvm, "/cache/kvm-probe/boot-sector.img");
+    EXPECT_EQ(values_of(argv, "-accel"), std::vector<std::string>{"kvm"});
+    EXPECT_EQ(values_of(argv, "-device"),
+              std::vector<std::string>{"isa-debug-exit,iobase=0xf4,iosize=0x04"});
+    EXPECT_EQ(values_of(argv, "-drive"),
+              std::vector<std::string>{
+                  "file=/cache/kvm-probe/boot-sector.img,format=raw,if=ide,file.locking=off"});
+    EXPECT_TRUE(has(argv, "-no-reboot"));
+}
+
+// The real QEMU, under TCG, which every machine has: the boot sector boots, its guest
+// reaches the exit port, and the status is the one the probe looks for.
+TEST(KvmProbe, TheGuestRunsUnderTcg) {
+    if (!proc::find_program("qemu-system-x86_64"))
+        GTEST_SKIP() << "qemu-system-x86_64 is not installed";
+    test::TempDir dir;
+    auto boot = host::boot_probe_guest(core::Accelerator::tcg, dir.path());
+    ASSERT_TRUE(boot) << boot.error().message;
+    EXPECT_EQ(*boot, host::ProbeBoot::guest_ran);
+}
+
+proc::RunResult exited(int status) {
+    proc::RunResult result;
+    result.exit_code = status;
+    return result;
+}
+
+proc::RunResult hung() {
+    proc::RunResult result;
+    result.timed_out = true;
+    return result;
+}
+
+// A stand-in for QEMU that counts its boots and ends as told for each accelerator.
+struct CountingQemu {
+    proc::RunResult kvm = exited(host::k_probe_guest_ran);
+    proc::RunResult tcg = exited(host::k_probe_guest_ran);
+    std::chrono::milliseconds kvm_takes{0};
+    int boots = 0;
+    std::vector<std::string> last_argv;
+    host::QemuRunner runner() {
+        return [this](const std::vector<std::string>& argv, const proc::RunOptions& options) {
+            ++boots;
+            last_argv = argv;
+            if (values_of(argv, "-accel").at(0) == "kvm")
+                std::this_thread::sleep_for(kvm_takes);
+            EXPECT_EQ(options.timeout, host::k_probe_timeout);
+            return Expected<proc::RunResult>(values_of(argv, "-accel").at(0) == "kvm" ? kvm : tcg);
+        };
+    }
+};
+
+TEST(KvmProbe, TheAnswerIsKeptPerHostKernel) {
+    test::TempDir dir;
+    auto file = host::probe_answer_file(dir.path(), "node1", "6.1.0-57-amd64");
+    EXPECT_EQ(file, dir.path() / "kvm-probe" / "node1_6.1.0-57-amd64");
+    EXPECT_NE(host::probe_answer_file(dir.path(), "node1", "6.12.0-1-amd64"), file);
+    EXPECT_EQ(host::probe_answer_file(dir.path(), "a/b", "x y").filename(), "a_b_x_y");
+
+    CountingQemu qemu;
+    auto first = host::kvm_boot_answer(file, qemu.runner());
+    ASSERT_TRUE(first) << first.error().message;
+    EXPECT_EQ(*first, host::ProbeBoot::guest_ran);
+    EXPECT_EQ(qemu.boots, 2) << "KVM, then TCG to compare it with";
+    EXPECT_EQ(util::read_file(file), "kvm\n");
+    EXPECT_EQ(util::read_file(dir.path() / "kvm-probe" / "boot-sector.img"),
+              host::probe_boot_sector());
+
+    auto second = host::kvm_boot_answer(file, qemu.runner());
+    ASSERT_TRUE(second);
+    EXPECT_EQ(*second, host::ProbeBoot::guest_ran);
+    EXPECT_EQ(qemu.boots, 2) << "the second call must not boot";
+
+    // A failed boot is kept too: the next run on this host kernel goes straight to TCG.
+    CountingQemu broken;
+    broken.kvm = exited(1);
+    auto other = host::probe_answer_file(dir.path(), "node2", "6.1.0-57-amd64");
+    EXPECT_EQ(*host::kvm_boot_answer(other, broken.runner()), host::ProbeBoot::guest_failed);
+    EXPECT_EQ(*host::kvm_boot_answer(other, broken.runner()), host::ProbeBoot::guest_failed);
+    EXPECT_EQ(broken.boots, 2);
+    EXPECT_EQ(util::read_file(other), "tcg\n");
+
+    // A file that holds no answer is probed again and replaced.
+    ASSERT_TRUE(util::write_file_atomically(other, "kv"));
+    EXPECT_EQ(*host::kvm_boot_answer(other, qemu.runner()), host::ProbeBoot::guest_ran);
+    EXPECT_EQ(qemu.boots, 4);
+    EXPECT_EQ(util::read_file(other), "kvm\n");
+}
+
+// A /dev/kvm that runs the guest, but slower than TCG does (seconds, as an emulated or
+// badly nested KVM does), is no KVM to boot guests with.
+TEST(KvmProbe, AKvmSlowerThanTcgIsNotUsed) {
+    test::TempDir dir;
+    auto file = host::probe_answer_file(dir.path(), "node1", "6.1.0-57-amd64");
+    CountingQemu slow;
+    slow.kvm_takes = std::chrono::milliseconds(700);
+    EXPECT_EQ(*host::kvm_boot_answer(file, slow.runner()), host::ProbeBoot::guest_failed);
+    EXPECT_EQ(util::read_file(file), "tcg\n");
+}
+
+TEST(KvmProbe, AHangIsKeptOnlyWhenTcgRunsTheGuestInTime) {
+    test::TempDir dir;
+    auto file = host::probe_answer_file(dir.path(), "node1", "6.1.0-57-amd64");
+    // KVM hangs where TCG runs the guest: that KVM is no use, for good.
+    CountingQemu slow_kvm;
+    slow_kvm.kvm = hung();
+    EXPECT_EQ(*host::kvm_boot_answer(file, slow_kvm.runner()), host::ProbeBoot::guest_hung);
+    EXPECT_EQ(slow_kvm.boots, 2);
+    EXPECT_EQ(values_of(slow_kvm.last_argv, "-accel"), std::vector<std::string>{"tcg"});
+    EXPECT_EQ(util::read_file(file), "tcg\n");
+    EXPECT_EQ(*host::kvm_boot_answer(file, slow_kvm.runner()), host::ProbeBoot::guest_failed);
+    EXPECT_EQ(slow_kvm.boots, 2);
+
+    // Both hang: a host too busy to tell. This run gets TCG, the next one asks again.
+    auto other = host::probe_answer_file(dir.path(), "node2", "6.1.0-57-amd64");
+    CountingQemu busy;
+    busy.kvm = hung();
+    busy.tcg = hung();
+    EXPECT_EQ(*host::kvm_boot_answer(other, busy.runner()), host::ProbeBoot::guest_hung);
+    EXPECT_FALSE(std::filesystem::exists(other));
+    EXPECT_EQ(*host::kvm_boot_answer(other, busy.runner()), host::ProbeBoot::guest_hung);
+    EXPECT_EQ(busy.boots, 4);
+}
+
+TEST(KvmProbe, AQemuThatCannotStartKeepsNoAnswer) {
+    test::TempDir dir;
+    auto file = host::probe_answer_file(dir.path(), "node1", "6.1.0-57-amd64");
+    host::QemuRunner missing = [](const std::vector<std::string>&, const proc::RunOptions&) {
+        return Expected<proc::RunResult>(fail(ErrorKind::infra, "qemu-system-x86_64: not found"));
     };
-    EXPECT_TRUE(host::cpu_has_virtualization(cpuinfo("vmx ept")));
-    EXPECT_TRUE(host::cpu_has_virtualization(cpuinfo("svm npt")));
-    EXPECT_FALSE(host::cpu_has_virtualization(cpuinfo("hypervisor")));
-    // Substrings of other flags do not count.
-    EXPECT_FALSE(host::cpu_has_virtualization(cpuinfo("svm_lock vmxx")));
-    // Only the flags line counts, not a word elsewhere.
-    EXPECT_FALSE(host::cpu_has_virtualization("model name\t: vmx svm\nflags\t\t: fpu sse\n"));
-    EXPECT_FALSE(host::cpu_has_virtualization(""));
+    auto answer = host::kvm_boot_answer(file, missing);
+    ASSERT_FALSE(answer);
+    EXPECT_EQ(answer.error().message, "qemu-system-x86_64: not found");
+    EXPECT_FALSE(std::filesystem::exists(file));
 }
 
 TEST(QemuArgv, ProtocolTraceOnlyWhenAsked) {
