@@ -18,12 +18,26 @@ using util::Json;
 
 namespace {
 
-// reports/summary.txt.mustache's view.
-Json summary_view(const Grid& grid, Format format) {
+// reports/table.txt.mustache's view. The widths need every row, so the lines come
+// padded and the template only places them.
+Json table_view(const Grid& grid, Format format) {
     Table table = table_of(grid);
-    return {{"table", format == Format::markdown ? table.to_markdown() : table.to_text()},
-            {"notes", grid.notes},
-            {"has_notes", !grid.notes.empty()}};
+    TableLines lines = format == Format::markdown ? table.markdown_lines() : table.text_lines();
+    Json view{{"header", lines.header}, {"rows", lines.rows}};
+    // Absent, not "": an empty string would still open the template's {{#rule}}.
+    if (!lines.rule.empty())
+        view["rule"] = lines.rule;
+    return view;
+}
+
+Expected<std::string> table_text(const Grid& grid, Format format) {
+    return render_template(builtin_template(Builtin::table_text), table_view(grid, format),
+                           "reports/table.txt.mustache");
+}
+
+// reports/summary.txt.mustache's view.
+Json summary_view(const Grid& grid, const std::string& table) {
+    return {{"table", table}, {"notes", grid.notes}, {"has_notes", !grid.notes.empty()}};
 }
 
 // reports/page.html.mustache's view.
@@ -43,7 +57,8 @@ Expected<Json> page_view(const ReportData& data, const std::vector<Comparison>& 
 } // namespace
 
 Expected<std::string> summary_text(const Grid& grid, Format format) {
-    return render_template(builtin_template(Builtin::summary_text), summary_view(grid, format),
+    std::string table = RIG_TRY(table_text(grid, format));
+    return render_template(builtin_template(Builtin::summary_text), summary_view(grid, table),
                            "reports/summary.txt.mustache");
 }
 
@@ -64,8 +79,8 @@ Expected<std::string> user_template(const ReportData& data,
         return fail(ErrorKind::usage, "no template file " + options.template_file.string());
     Json view = RIG_TRY(page_view(data, comparisons, options));
     auto grid = RIG_TRY(results_grid(data, comparisons, options));
-    view.update(summary_view(grid, Format::text));
-    view["table_markdown"] = table_of(grid).to_markdown();
+    view.update(summary_view(grid, RIG_TRY(table_text(grid, Format::text))));
+    view["table_markdown"] = RIG_TRY(table_text(grid, Format::markdown));
     view["runs_heading"] = runs_heading(data);
     view["runs"] = runs_json(data);
     view["cells"] = cells_json(data, comparisons, options);

@@ -12,8 +12,9 @@
 
 namespace rig::report {
 
-// The table as text or markdown with its notes under it (reports/summary.txt.mustache):
-// what `rig run` prints at its end and `rig report` by default.
+// The table as text or markdown (reports/table.txt.mustache) with its notes under it
+// (reports/summary.txt.mustache): what `rig run` prints at its end and `rig report` by
+// default.
 Expected<std::string> summary_text(const Grid& grid, Format format);
 
 // The self-contained page: reports/page.html.mustache.
