@@ -3,6 +3,8 @@
 // tables always agree. Internal to report/.
 #pragma once
 
+#include "report/compare.hpp"
+#include "report/data.hpp"
 #include "report/render.hpp"
 #include "report/table.hpp"
 
@@ -23,10 +25,11 @@ struct Grid {
 Expected<Grid> results_grid(const ReportData& data, const std::vector<Comparison>& comparisons,
                             const RenderOptions& options);
 
-std::string case_label(size_t index);
-// "A) deb-6.1 debian 9p 512000 loose": a cell as the errors view names it.
-std::string describe_cell(const ReportData& data, size_t cell);
-// The metric the baseline and the pivot use; "" for the duration.
-std::string compared_metric(const RenderOptions& options);
+Table table_of(const Grid& grid);
+
+// The key to a comparison's marks, under the flat table and the pivot; none without a
+// baseline.
+std::vector<std::string> legend(const RenderOptions& options,
+                                const std::vector<Comparison>& comparisons);
 
 } // namespace rig::report

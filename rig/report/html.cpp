@@ -3,6 +3,7 @@
 // reports/page.html.mustache).
 #include "report/html.hpp"
 
+#include "report/cells.hpp"
 #include "report/grid.hpp"
 #include "report/metrics.hpp"
 #include "util/strings.hpp"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The 9p cache/msize table of a run as `rig run` prints it at the end: one row per cell with
-// duration spread, host CPU and error counts, through the report renderer.
+// duration spread, host CPU and error counts, through the report renderer and its
+// templates (reports/table.txt.mustache in reports/summary.txt.mustache).
 #pragma once
 
 #include "core/cell.hpp"

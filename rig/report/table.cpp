@@ -26,6 +26,16 @@ void strip_trailing_blanks(std::string& line) {
         line.pop_back();
 }
 
+// Each line with its newline; text has no rule.
+std::string join_lines(const TableLines& lines) {
+    std::string out = lines.header + "\n";
+    if (!lines.rule.empty())
+        out += lines.rule + "\n";
+    for (const auto& row : lines.rows)
+        out += row + "\n";
+    return out;
+}
+
 } // namespace
 
 Table::Table(std::vector<Column> columns) : m_columns(std::move(columns)) {}
@@ -45,7 +55,7 @@ std::vector<size_t> Table::widths() const {
     return widths;
 }
 
-std::string Table::to_text() const {
+TableLines Table::text_lines() const {
     auto width = widths();
     auto render = [&](auto cell_of) {
         std::string line;
@@ -55,15 +65,15 @@ std::string Table::to_text() const {
             line += pad(cell_of(i), width[i], m_columns[i].align);
         }
         strip_trailing_blanks(line);
-        return line + "\n";
+        return line;
     };
-    std::string out = render([&](size_t i) { return m_columns[i].title; });
+    TableLines lines{render([&](size_t i) { return m_columns[i].title; }), "", {}};
     for (const auto& row : m_rows)
-        out += render([&](size_t i) { return row[i]; });
-    return out;
+        lines.rows.push_back(render([&](size_t i) { return row[i]; }));
+    return lines;
 }
 
-std::string Table::to_markdown() const {
+TableLines Table::markdown_lines() const {
     auto escape = [](std::string cell) {
         std::string out;
         for (char c : cell) {
@@ -73,20 +83,26 @@ std::string Table::to_markdown() const {
         }
         return out;
     };
-    std::string out = "|";
-    std::string rule = "|";
+    TableLines lines{"|", "|", {}};
     for (const Column& column : m_columns) {
-        out += " " + escape(column.title) + " |";
-        rule += column.align == Align::right ? " ---: |" : " --- |";
+        lines.header += " " + escape(column.title) + " |";
+        lines.rule += column.align == Align::right ? " ---: |" : " --- |";
     }
-    out += "\n" + rule + "\n";
     for (const auto& row : m_rows) {
-        out += "|";
+        std::string line = "|";
         for (const auto& cell : row)
-            out += " " + escape(cell) + " |";
-        out += "\n";
+            line += " " + escape(cell) + " |";
+        lines.rows.push_back(line);
     }
-    return out;
+    return lines;
+}
+
+std::string Table::to_text() const {
+    return join_lines(text_lines());
+}
+
+std::string Table::to_markdown() const {
+    return join_lines(markdown_lines());
 }
 
 std::string or_dash(const std::string& text) {

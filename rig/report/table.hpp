@@ -14,6 +14,13 @@ struct Column {
     Align align = Align::left;
 };
 
+// A table's lines without their newlines.
+struct TableLines {
+    std::string header;
+    std::string rule; // markdown's line under the header that aligns the columns; "" in text
+    std::vector<std::string> rows;
+};
+
 class Table final {
 public:
     explicit Table(std::vector<Column> columns);
@@ -23,6 +30,9 @@ public:
     // Columns separated by two spaces, padded to the widest cell; no trailing blanks.
     std::string to_text() const;
     std::string to_markdown() const;
+    // The same, line by line, for a template to lay out.
+    TableLines text_lines() const;
+    TableLines markdown_lines() const;
 
 private:
     std::vector<size_t> widths() const;

@@ -9,6 +9,7 @@
 extern const char rig_report_page_html[];
 extern const char rig_report_style_css[];
 extern const char rig_report_summary_txt[];
+extern const char rig_report_table_txt[];
 extern const char rig_report_bisect_mail_txt[];
 
 namespace rig::report {
@@ -49,6 +50,8 @@ const char* builtin_template(Builtin which) {
         return rig_report_style_css;
     case Builtin::summary_text:
         return rig_report_summary_txt;
+    case Builtin::table_text:
+        return rig_report_table_txt;
     case Builtin::bisect_mail:
         return rig_report_bisect_mail_txt;
     }

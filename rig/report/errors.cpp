@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// The error and warning lines by signature.
+#include "report/errors.hpp"
+
+#include "report/cells.hpp"
+#include "report/csv.hpp"
+#include "report/table.hpp"
+
+#include <fmt/format.h>
+
+namespace rig::report {
+
+using util::Json;
+
+namespace {
+
+std::string indent(const std::string& text, const std::string& prefix) {
+    std::string out;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos)
+            end = text.size();
+        out += prefix + text.substr(start, end - start) + "\n";
+        start = end + 1;
+    }
+    return out;
+}
+
+std::string severity_text(core::Severity severity) {
+    return severity == core::Severity::error ? "error" : "warning";
+}
+
+std::string plural(int64_t n, const std::string& word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+} // namespace
+
+std::string signatures_text(const ReportData& data, Format format) {
+    if (data.signatures.empty())
+        return "no error or warning lines in the selected cells\n";
+    std::string out;
+    const bool markdown = format == Format::markdown;
+    for (const auto& group : data.signatures) {
+        std::string head = fmt::format(
+            "{} in {}, {}: {}", plural(group.lines, "line"), plural(group.samples, "sample"),
+            plural(static_cast<int64_t>(group.cells.size()), "cell"), group.signature);
+        out += markdown
+                   ? "### " + severity_text(group.severity) + ": `" + group.signature + "`\n\n" +
+                         plural(group.lines, "line") + " in " + plural(group.samples, "sample") +
+                         ", " + plural(static_cast<int64_t>(group.cells.size()), "cell") + "\n\n"
+                   : severity_text(group.severity) + "  " + head + "\n";
+        for (const auto& occurrence : group.cells) {
+            const CellResult& result = data.cells[occurrence.cell];
+            std::string where = fmt::format(
+                "{}: {} in {}/{}; first in sample #{} ({})", describe_cell(data, occurrence.cell),
+                plural(occurrence.lines, "line"), occurrence.samples, result.samples,
+                occurrence.repetition, or_dash(occurrence.source));
+            if (markdown)
+                out += "- " + where + "\n\n" + indent(occurrence.excerpt, "      ") + "\n";
+            else
+                out += "  " + where + "\n" + indent(occurrence.excerpt, "      ");
+        }
+        if (!markdown)
+            out += "\n";
+    }
+    if (!markdown)
+        out.pop_back();
+    return out;
+}
+
+std::string signatures_csv(const ReportData& data) {
+    std::string out = csv_line({"severity", "signature", "case", "run", "cell", "kernel", "lines",
+                                "samples", "first_repetition", "first_source", "first_line"});
+    for (const auto& group : data.signatures)
+        for (const auto& occurrence : group.cells) {
+            const CellResult& result = data.cells[occurrence.cell];
+            std::string label = case_label(occurrence.cell);
+            out += csv_line(
+                {severity_text(group.severity), group.signature, label.substr(0, label.size() - 1),
+                 std::to_string(result.run_id), result.cell.id, result.cell.kernel_name,
+                 std::to_string(occurrence.lines), std::to_string(occurrence.samples),
+                 std::to_string(occurrence.repetition), occurrence.source, occurrence.line});
+        }
+    return out;
+}
+
+Json signatures_json(const ReportData& data) {
+    Json out = Json::array();
+    for (const auto& group : data.signatures) {
+        Json entry;
+        entry["severity"] = group.severity == core::Severity::error ? "error" : "warning";
+        entry["signature"] = group.signature;
+        entry["lines"] = group.lines;
+        entry["samples"] = group.samples;
+        entry["cells"] = Json::array();
+        for (const auto& occurrence : group.cells) {
+            const CellResult& result = data.cells[occurrence.cell];
+            std::string label = case_label(occurrence.cell);
+            entry["cells"].push_back({{"case", label.substr(0, label.size() - 1)},
+                                      {"run", result.run_id},
+                                      {"cell", result.cell.id},
+                                      {"lines", occurrence.lines},
+                                      {"samples", occurrence.samples},
+                                      {"first",
+                                       {{"repetition", occurrence.repetition},
+                                        {"source", occurrence.source},
+                                        {"line", occurrence.line},
+                                        {"excerpt", occurrence.excerpt}}}});
+        }
+        out.push_back(std::move(entry));
+    }
+    return out;
+}
+
+} // namespace rig::report
