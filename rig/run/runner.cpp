@@ -5,17 +5,14 @@
 #include "core/diagnostic.hpp"
 #include "core/matrix.hpp"
 #include "guest/fuse.hpp"
-#include "guest/initramfs.hpp"
 #include "host/facts.hpp"
 #include "host/kvm_probe.hpp"
 #include "kernel/artifact.hpp"
-#include "kernel/build.hpp"
-#include "kernel/module.hpp"
 #include "rig_config.hpp"
 #include "run/batch.hpp"
 #include "run/cells.hpp"
 #include "run/hosts.hpp"
-#include "run/kernel_records.hpp"
+#include "run/kernel_provider.hpp"
 #include "run/progress.hpp"
 #include "run/sample.hpp"
 #include "util/hash.hpp"
@@ -34,12 +31,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct PreparedKernel {
-    kernel::Artifact artifact;
-    fs::path base_initrd;
-    std::optional<kernel::ModuleBuild> module; // a module workload's build for this kernel
-};
-
 std::string cell_label(const core::Cell& cell) {
     std::string label = cell.kernel_name + " " + cell.config + " " + cell.param("fs");
     if (auto msize = cell.msize())
@@ -55,100 +46,6 @@ using KernelKey = std::pair<size_t, std::vector<std::string>>;
 
 KernelKey kernel_key(const core::Cell& cell) {
     return {cell.kernel, cell.fragments};
-}
-
-// A failed build is recorded in the store, then stops the run: no cell of that kernel
-// could run, and the message names the kernel, the commit and the first errors.
-Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario, const core::Cell& cell,
-                                        const RunSettings& settings, store::Database& db,
-                                        const std::atomic<bool>& interrupted, Progress& progress) {
-    const core::Kernel& spec = scenario.kernels[cell.kernel];
-    std::string label = "kernel " + spec.name + " [" + util::join(cell.fragments, ", ") + "]";
-    kernel::BuildSettings build;
-    build.cache = settings.cache_dir;
-    build.interrupted = &interrupted;
-    std::string last_phase;
-    double last_shown = 0;
-    build.progress = [&](const kernel::BuildProgress& status) {
-        if (status.phase == last_phase &&
-            status.elapsed_seconds - last_shown < (settings.tty ? 1 : 30))
-            return;
-        last_phase = status.phase;
-        last_shown = status.elapsed_seconds;
-        progress.phase(
-            label + ": " + kernel::progress_text(status) + ", " +
-            util::format_duration(status.elapsed_seconds, util::DurationStyle::progress));
-    };
-    fs::path scenario_dir = scenario.dir;
-    auto result =
-        RIG_TRY(kernel::build_git(kernel::git_request(spec, cell.fragments, scenario_dir), build));
-    RIG_TRY(record_build(db, result, spec.name));
-    if (result.outcome != core::BuildOutcome::ok)
-        return fail(ErrorKind::config, label + " at " + result.commit.substr(0, 12) + ": " +
-                                           std::string(core::to_string(result.outcome)) + "\n" +
-                                           result.error_lines + "\n(log: " + result.log.string() +
-                                           ")");
-    progress.note(label + ": " + result.commit.substr(0, 12) +
-                  (result.cache_hit
-                       ? ", cached"
-                       : ", built in " +
-                             util::format_duration(result.seconds, util::DurationStyle::progress)));
-    return std::move(*result.artifact);
-}
-
-// A module workload's module built for the cell's kernel; one that does not compile is
-// the build-failed outcome of that kernel's samples, not an error.
-Expected<std::optional<kernel::ModuleBuild>>
-module_for_cell(const core::Scenario& scenario, const core::Cell& cell,
-                const kernel::Artifact& artifact, const RunSettings& settings,
-                const std::atomic<bool>& interrupted, Progress& progress) {
-    if (scenario.workload.kind != core::WorkloadKind::module)
-        return std::nullopt;
-    const core::Kernel& spec = scenario.kernels[cell.kernel];
-    fs::path scenario_dir = scenario.dir;
-    kernel::BuildSettings build;
-    build.cache = settings.cache_dir;
-    build.interrupted = &interrupted;
-    auto module =
-        RIG_TRY(kernel::module_for(scenario_dir / scenario.workload.module, spec, cell.fragments,
-                                   scenario_dir, artifact, build, [&](const std::string& phase) {
-                                       progress.note("kernel " + spec.name + ": " + phase);
-                                   }));
-    if (module.outcome == kernel::ModuleOutcome::build_failed)
-        progress.note("kernel " + spec.name + ": the module does not compile:\n" +
-                      module.error_lines);
-    else if (!module.cache_hit)
-        progress.note("kernel " + spec.name + ": module built, " + module.ko.filename().string());
-    return module;
-}
-
-Expected<PreparedKernel> prepare_kernel(const core::Scenario& scenario, const core::Cell& cell,
-                                        const RunSettings& settings, store::Database& db,
-                                        const std::atomic<bool>& interrupted, Progress& progress) {
-    const core::Kernel& spec = scenario.kernels[cell.kernel];
-    if (spec.source == core::KernelSource::git) {
-        auto artifact = RIG_TRY(git_artifact(scenario, cell, settings, db, interrupted, progress));
-        auto initrd = RIG_TRY(guest::base_initramfs(artifact, settings.cache_dir));
-        auto module =
-            RIG_TRY(module_for_cell(scenario, cell, artifact, settings, interrupted, progress));
-        return PreparedKernel{artifact, initrd, std::move(module)};
-    }
-    progress.note("kernel " + spec.name + ": fetching and preparing");
-    auto artifact = kernel::prebuilt(spec, settings.cache_dir, [&](const std::string& phase) {
-        progress.note("kernel " + spec.name + ": " + phase);
-    });
-    if (!artifact)
-        return tl::unexpected(kernel::locate(artifact.error(), scenario, spec));
-    RIG_TRY(record_prebuilt(db, *artifact, spec));
-    progress.note("kernel " + spec.name + ": " +
-                  (artifact->package.empty()
-                       ? artifact->release + " (" + artifact->id + ")"
-                       : artifact->package + " " + artifact->package_version) +
-                  ", building initramfs");
-    auto initrd = RIG_TRY(guest::base_initramfs(*artifact, settings.cache_dir));
-    auto module =
-        RIG_TRY(module_for_cell(scenario, cell, *artifact, settings, interrupted, progress));
-    return PreparedKernel{*artifact, initrd, std::move(module)};
 }
 
 // Rounds rather than cell after cell: slow drift of the host then touches every
@@ -212,6 +109,7 @@ struct RunState {
     const std::atomic<bool>& interrupted;
     Progress& progress;
     RunSummary& summary;
+    KernelProvider& kernels;
 };
 
 // One sample of the plan on `hypervisor`, its logs and share in the run's folder.
@@ -243,8 +141,7 @@ prepare_kernels(const std::vector<Planned>& plan, RunState& state) {
     for (const Planned& planned : plan) {
         if (kernels.count(kernel_key(*planned.cell)))
             continue;
-        auto prepared = prepare_kernel(state.scenario, *planned.cell, state.settings, state.db,
-                                       state.interrupted, state.progress);
+        auto prepared = state.kernels.prepare(state.scenario, *planned.cell, state.progress);
         if (!prepared && prepared.error().kind == ErrorKind::interrupted)
             return std::nullopt;
         kernels[kernel_key(*planned.cell)] = RIG_TRY(std::move(prepared));
@@ -267,7 +164,7 @@ Expected<void> run_on_one_host(const std::vector<Planned>& plan, vm::Hypervisor&
         if (!kernels.count(kernel_key(cell))) {
             progress.phase("preparing kernel");
             auto prepared =
-                prepare_kernel(scenario, cell, state.settings, state.db, interrupted, progress);
+                state.kernels.prepare(scenario, cell, progress);
             if (!prepared && prepared.error().kind == ErrorKind::interrupted)
                 break; // Ctrl-C stopped a build: the run ends as interrupted
             kernels[kernel_key(cell)] = RIG_TRY(std::move(prepared));
@@ -468,8 +365,7 @@ Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<
         }
         const core::Cell& cell = *planned.cell;
         if (!kernels.count(kernel_key(cell))) {
-            auto prepared = prepare_kernel(scenario, cell, state.settings, state.db,
-                                           state.interrupted, state.progress);
+            auto prepared = state.kernels.prepare(scenario, cell, state.progress);
             if (!prepared && prepared.error().kind == ErrorKind::interrupted)
                 return {};
             PreparedKernel kernel = RIG_TRY(std::move(prepared));
@@ -619,7 +515,12 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
     size_t stored_samples = static_cast<size_t>(std::count_if(
         plan.begin(), plan.end(), [](const Planned& p) { return p.repetition >= 0; }));
     Progress progress(out, settings.tty, settings.batch ? stored_samples : plan.size());
-    RunState state{scenario, db, settings, run_id, accel, run_dir, interrupted, progress, summary};
+    std::unique_ptr<KernelProvider> local_kernels;
+    if (!settings.kernels)
+        local_kernels = make_kernel_provider(settings.cache_dir, settings.tty, db, interrupted);
+    KernelProvider& kernels = settings.kernels ? *settings.kernels : *local_kernels;
+    RunState state{scenario,    db,       settings, run_id,  accel,
+                   run_dir,     interrupted, progress, summary, kernels};
     if (settings.batch)
         RIG_TRY(run_as_batch(plan, cells, state));
     else if (slots.size() > 1)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/scenario.hpp"
+#include "run/kernel_provider.hpp"
 #include "store/store.hpp"
 #include "util/error.hpp"
 #include "vm/hypervisor.hpp"
@@ -31,6 +32,9 @@ struct RunSettings {
     // its resume carries on the same way; the caller has chosen `hosts` from them.
     std::optional<core::Backend> backend;
     std::vector<std::string> uris;
+    // Where kernels come from; null: built and fetched into cache_dir and recorded
+    // (make_kernel_provider). Unit tests hand in a fake.
+    KernelProvider* kernels = nullptr;
 };
 
 struct RunSummary {
