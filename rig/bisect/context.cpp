@@ -63,8 +63,16 @@ Expected<Context> load(int64_t id, store::Database& db, const Settings& settings
                     RIG_TRY(db.bisect_steps(id)),
                     {},
                     nullptr,
-                    {}};
+                    {},
+                    nullptr,
+                    nullptr};
     context.repo = thawed.scenario.kernels.front().repo;
+    if (settings.builder) {
+        context.builder = settings.builder;
+    } else {
+        context.own_builder = make_commit_builder(settings.cache_dir, db);
+        context.builder = context.own_builder.get();
+    }
     context.git.emplace(RIG_TRY(GitBisect::open(
         settings.results_dir / "bisects" / std::to_string(id) / "git", context.repo)));
     for (core::Sample& sample : RIG_TRY(db.samples(info->run_id)))

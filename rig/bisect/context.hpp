@@ -3,6 +3,7 @@
 // steps and samples, and the computations both make from them.
 #pragma once
 
+#include "bisect/builder.hpp"
 #include "bisect/git.hpp"
 #include "bisect/settings.hpp"
 #include "bisect/verdict.hpp"
@@ -42,6 +43,9 @@ struct Context {
     std::unique_ptr<vm::Hypervisor> libvirt; // backend libvirt: the scenario's daemon
     // --jobs: the host CPU sets guests run on at once, one each; empty: one at a time.
     std::vector<core::CpuSet> cpu_sets;
+    // Builds the commits: Settings::builder, or the real one the context owns.
+    CommitBuilder* builder = nullptr;
+    std::shared_ptr<CommitBuilder> own_builder = nullptr;
 };
 
 Expected<Context> load(int64_t id, store::Database& db, const Settings& settings);

@@ -12,6 +12,8 @@
 
 namespace rig::bisect {
 
+class CommitBuilder;
+
 struct StartOptions {
     std::filesystem::path scenario;
     std::string cell; // cell id or prefix, or key=value[,key=value] on kernel/config/axes
@@ -42,6 +44,9 @@ struct Settings {
     // nodes.
     std::filesystem::path db;
     std::filesystem::path program;
+    // Builds the commits; null: kernel::build_git into cache_dir (make_commit_builder).
+    // Unit tests hand in a fake.
+    CommitBuilder* builder = nullptr;
 };
 
 } // namespace rig::bisect

@@ -177,24 +177,10 @@ Expected<std::optional<kernel::BuildResult>> build_commit(const Context& context
                                                           const CommitCell& target,
                                                           const std::string& prefix,
                                                           const StepIo& io) {
-    kernel::BuildSettings build;
-    build.cache = context.settings.cache_dir;
-    build.interrupted = &io.interrupted;
-    std::string last_phase;
-    build.progress = [&](const kernel::BuildProgress& status) {
-        if (status.phase == last_phase)
-            return;
-        last_phase = status.phase;
-        io.out << prefix << status.phase << "\n" << std::flush;
-    };
     const core::Kernel& kernel = target.scenario.kernels[context.cell.kernel];
-    auto built = kernel::build_git(
-        kernel::git_request(kernel, context.cell.fragments, target.scenario.dir), build);
-    if (!built && built.error().kind == ErrorKind::interrupted)
-        return std::nullopt;
-    auto result = RIG_TRY(std::move(built));
-    RIG_TRY(run::record_build(context.db, result, kernel.name));
-    return result;
+    return context.builder->build(
+        kernel::git_request(kernel, context.cell.fragments, target.scenario.dir), kernel.name,
+        prefix, io.out, io.interrupted);
 }
 
 // A step whose commit does not build: skipped, with the first error line as evidence.
@@ -447,8 +433,7 @@ Expected<std::optional<Prepared>> prepare_step(Context& context, const StepReque
         io.out << prepared.prefix << "skip (" << step.evidence << ")\n" << std::flush;
         return std::nullopt;
     }
-    prepared.initrd =
-        RIG_TRY(guest::base_initramfs(*prepared.build.artifact, context.settings.cache_dir));
+    prepared.initrd = RIG_TRY(context.builder->initramfs(*prepared.build.artifact));
     prepared.next_repetition = keep_unclaimed_samples(context, measured);
     if (!measured.samples.empty())
         io.out << prepared.prefix << measured.samples.size()

@@ -24,11 +24,12 @@ public:
                                      Progress& progress) override;
 
 private:
-    Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario,
-                                            const core::Cell& cell, Progress& progress);
-    Expected<std::optional<kernel::ModuleBuild>>
-    module_for_cell(const core::Scenario& scenario, const core::Cell& cell,
-                    const kernel::Artifact& artifact, Progress& progress);
+    Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario, const core::Cell& cell,
+                                            Progress& progress);
+    Expected<std::optional<kernel::ModuleBuild>> module_for_cell(const core::Scenario& scenario,
+                                                                 const core::Cell& cell,
+                                                                 const kernel::Artifact& artifact,
+                                                                 Progress& progress);
 
     fs::path m_cache;
     bool m_tty;
@@ -48,8 +49,7 @@ Expected<kernel::Artifact> LocalKernels::git_artifact(const core::Scenario& scen
     std::string last_phase;
     double last_shown = 0;
     build.progress = [&](const kernel::BuildProgress& status) {
-        if (status.phase == last_phase &&
-            status.elapsed_seconds - last_shown < (m_tty ? 1 : 30))
+        if (status.phase == last_phase && status.elapsed_seconds - last_shown < (m_tty ? 1 : 30))
             return;
         last_phase = status.phase;
         last_shown = status.elapsed_seconds;
@@ -105,8 +105,7 @@ Expected<PreparedKernel> LocalKernels::prepare(const core::Scenario& scenario,
     if (spec.source == core::KernelSource::git) {
         auto artifact = RIG_TRY(git_artifact(scenario, cell, progress));
         auto initrd = RIG_TRY(guest::base_initramfs(artifact, m_cache));
-        auto module =
-            RIG_TRY(module_for_cell(scenario, cell, artifact, progress));
+        auto module = RIG_TRY(module_for_cell(scenario, cell, artifact, progress));
         return PreparedKernel{artifact, initrd, std::move(module)};
     }
     progress.note("kernel " + spec.name + ": fetching and preparing");
@@ -122,8 +121,7 @@ Expected<PreparedKernel> LocalKernels::prepare(const core::Scenario& scenario,
                        : artifact->package + " " + artifact->package_version) +
                   ", building initramfs");
     auto initrd = RIG_TRY(guest::base_initramfs(*artifact, m_cache));
-    auto module =
-        RIG_TRY(module_for_cell(scenario, cell, *artifact, progress));
+    auto module = RIG_TRY(module_for_cell(scenario, cell, *artifact, progress));
     return PreparedKernel{*artifact, initrd, std::move(module)};
 }
 

@@ -30,8 +30,8 @@ public:
     // The kernel `cell` boots, with its base initramfs and, for a module workload, its
     // module built against it. ErrorKind::interrupted when Ctrl-C stopped a build; a kernel
     // that does not build is a config error that names it, its commit and its first errors.
-    virtual Expected<PreparedKernel> prepare(const core::Scenario& scenario,
-                                             const core::Cell& cell, Progress& progress) = 0;
+    virtual Expected<PreparedKernel> prepare(const core::Scenario& scenario, const core::Cell& cell,
+                                             Progress& progress) = 0;
 };
 
 // The real one: git kernels built and prebuilt ones fetched into `cache`, each build and

@@ -163,8 +163,7 @@ Expected<void> run_on_one_host(const std::vector<Planned>& plan, vm::Hypervisor&
         progress.begin_sample(i, label);
         if (!kernels.count(kernel_key(cell))) {
             progress.phase("preparing kernel");
-            auto prepared =
-                state.kernels.prepare(scenario, cell, progress);
+            auto prepared = state.kernels.prepare(scenario, cell, progress);
             if (!prepared && prepared.error().kind == ErrorKind::interrupted)
                 break; // Ctrl-C stopped a build: the run ends as interrupted
             kernels[kernel_key(cell)] = RIG_TRY(std::move(prepared));
@@ -519,8 +518,8 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
     if (!settings.kernels)
         local_kernels = make_kernel_provider(settings.cache_dir, settings.tty, db, interrupted);
     KernelProvider& kernels = settings.kernels ? *settings.kernels : *local_kernels;
-    RunState state{scenario,    db,       settings, run_id,  accel,
-                   run_dir,     interrupted, progress, summary, kernels};
+    RunState state{scenario, db,          settings, run_id,  accel,
+                   run_dir,  interrupted, progress, summary, kernels};
     if (settings.batch)
         RIG_TRY(run_as_batch(plan, cells, state));
     else if (slots.size() > 1)

@@ -27,8 +27,8 @@ Expected<run::PreparedKernel> FakeKernelProvider::prepare(const core::Scenario& 
     const core::Kernel& kernel = scenario.kernels.at(cell.kernel);
     {
         std::lock_guard lock(m_mutex);
-        m_asked.push_back(kernel.name + "@" + kernel.ref + " [" +
-                          util::join(cell.fragments, ", ") + "]");
+        m_asked.push_back(kernel.name + "@" + kernel.ref + " [" + util::join(cell.fragments, ", ") +
+                          "]");
     }
     if (auto flag = m_interrupts.find(kernel.name); flag != m_interrupts.end())
         *flag->second = true;

@@ -95,7 +95,8 @@ TEST(RunLoop, EachOutcomeIsStoredAndCountedAsNotOk) {
     // so the boot timeout ends it).
     loop.scenario.timeouts.boot = std::chrono::milliseconds(200);
     FakeHypervisor hypervisor([&](const vm::GuestSpec&) {
-        return guest++ == 0 ? test::finished_guest(2) : GuestScript().hello(std::chrono::milliseconds(0));
+        return guest++ == 0 ? test::finished_guest(2)
+                            : GuestScript().hello(std::chrono::milliseconds(0));
     });
     auto summary = loop.run(hypervisor);
     ASSERT_TRUE(summary) << summary.error().message;

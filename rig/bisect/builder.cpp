@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// The real commit builder: git builds in the kernel cache, recorded in the database.
+#include "bisect/builder.hpp"
+
+#include "guest/initramfs.hpp"
+#include "run/kernel_records.hpp"
+
+namespace rig::bisect {
+
+namespace {
+
+class LocalBuilder final : public CommitBuilder {
+public:
+    LocalBuilder(std::filesystem::path cache, store::Database& db)
+        : m_cache(std::move(cache)), m_db(db) {}
+
+    Expected<std::optional<kernel::BuildResult>>
+    build(const kernel::GitRequest& request, const std::string& kernel_name,
+          const std::string& prefix, std::ostream& out,
+          const std::atomic<bool>& interrupted) override {
+        kernel::BuildSettings build;
+        build.cache = m_cache;
+        build.interrupted = &interrupted;
+        std::string last_phase;
+        build.progress = [&](const kernel::BuildProgress& status) {
+            if (status.phase == last_phase)
+                return;
+            last_phase = status.phase;
+            out << prefix << status.phase << "\n" << std::flush;
+        };
+        auto built = kernel::build_git(request, build);
+        if (!built && built.error().kind == ErrorKind::interrupted)
+            return std::nullopt;
+        auto result = RIG_TRY(std::move(built));
+        RIG_TRY(run::record_build(m_db, result, kernel_name));
+        return result;
+    }
+
+    Expected<std::filesystem::path> initramfs(const kernel::Artifact& artifact) override {
+        return guest::base_initramfs(artifact, m_cache);
+    }
+
+private:
+    std::filesystem::path m_cache;
+    store::Database& m_db;
+};
+
+} // namespace
+
+std::unique_ptr<CommitBuilder> make_commit_builder(const std::filesystem::path& cache,
+                                                   store::Database& db) {
+    return std::make_unique<LocalBuilder>(cache, db);
+}
+
+} // namespace rig::bisect
