@@ -6,44 +6,42 @@
 
 namespace rig::core {
 
-namespace {
-
-bool always(const Kernel&, Fs) {
-    return true;
+bool applies(const AxisDef& axis, const Kernel& kernel, const Filesystem& fs) {
+    switch (axis.scope) {
+    case AxisScope::every:
+        return true;
+    case AxisScope::git_kernels:
+        return kernel.source == KernelSource::git;
+    case AxisScope::cache:
+        return has_cache_axis(fs);
+    case AxisScope::filesystem:
+        break;
+    }
+    return std::find(fs.axes.begin(), fs.axes.end(), axis.name) != fs.axes.end();
 }
-bool only_9p(const Kernel&, Fs fs) {
-    return fs == Fs::v9p;
-}
-bool only_fuse(const Kernel&, Fs fs) {
-    return fs == Fs::fuse;
-}
-bool with_cache_axis(const Kernel&, Fs fs) {
-    return has_cache_axis(fs);
-}
-bool only_git(const Kernel& kernel, Fs) {
-    return kernel.source == KernelSource::git;
-}
-
-} // namespace
 
 const std::vector<AxisDef>& axis_defs() {
     // Order here is the column order of `rig plan` and of the canonical cell text.
     static const std::vector<AxisDef> k_axes{
         {"config", AxisKind::word, "config fragment added to git kernels (debug, release)",
-         only_git},
-        {"fs", AxisKind::word, "shared filesystem: 9p, virtiofs or fuse", always},
-        {"msize", AxisKind::size, "9p maximum message size in bytes", only_9p},
+         AxisScope::git_kernels},
+        {"fs", AxisKind::word, "shared filesystem: 9p, virtiofs or fuse", AxisScope::every},
+        {"msize", AxisKind::size, "9p maximum message size in bytes", AxisScope::filesystem},
         {"cache", AxisKind::word, "cache mode; valid values depend on fs (not fuse)",
-         with_cache_axis},
+         AxisScope::cache},
         {"entry_timeout", AxisKind::seconds, "fuse: seconds the kernel may cache a name",
-         only_fuse},
+         AxisScope::filesystem},
         {"attr_timeout", AxisKind::seconds, "fuse: seconds the kernel may cache attributes",
-         only_fuse},
+         AxisScope::filesystem},
         {"negative_timeout", AxisKind::seconds,
-         "fuse: seconds the kernel may cache a failed lookup (0: not at all)", only_fuse},
-        {"keep_cache", AxisKind::boolean, "fuse: keep file pages cached across opens", only_fuse},
-        {"writeback_cache", AxisKind::boolean, "fuse: let the kernel buffer writes", only_fuse},
-        {"direct_io", AxisKind::boolean, "fuse: bypass the page cache for file data", only_fuse},
+         "fuse: seconds the kernel may cache a failed lookup (0: not at all)",
+         AxisScope::filesystem},
+        {"keep_cache", AxisKind::boolean, "fuse: keep file pages cached across opens",
+         AxisScope::filesystem},
+        {"writeback_cache", AxisKind::boolean, "fuse: let the kernel buffer writes",
+         AxisScope::filesystem},
+        {"direct_io", AxisKind::boolean, "fuse: bypass the page cache for file data",
+         AxisScope::filesystem},
     };
     return k_axes;
 }

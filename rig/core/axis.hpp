@@ -19,13 +19,23 @@ enum class AxisKind {
     boolean, // true or false
 };
 
+// The cells an axis applies to; elsewhere it means nothing (msize on virtiofs) and the
+// cell is not multiplied by it.
+enum class AxisScope {
+    every,
+    git_kernels,
+    cache,      // filesystems with cache modes (core/fs.hpp)
+    filesystem, // the filesystems that list the axis among their own (Filesystem::axes)
+};
+
 struct AxisDef {
     std::string_view name;
     AxisKind kind;
     std::string_view help;
-    // False where the axis means nothing (msize on virtiofs): the cell is not multiplied.
-    bool (*applies)(const Kernel& kernel, Fs fs);
+    AxisScope scope;
 };
+
+bool applies(const AxisDef& axis, const Kernel& kernel, const Filesystem& fs);
 
 const std::vector<AxisDef>& axis_defs();
 const AxisDef* find_axis(std::string_view name);

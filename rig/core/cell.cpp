@@ -9,8 +9,9 @@
 
 namespace rig::core {
 
-Fs Cell::fs() const {
-    return parse_fs(param("fs")).value_or(Fs::v9p);
+const Filesystem& Cell::fs() const {
+    const Filesystem* fs = find_fs(param("fs"));
+    return fs ? *fs : default_fs();
 }
 
 std::optional<uint64_t> Cell::msize() const {

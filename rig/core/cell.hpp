@@ -27,7 +27,8 @@ struct Cell {
     std::vector<std::string> fragments;        // git kernels: fragments in apply order
     std::string canonical;
 
-    Fs fs() const;
+    // The row of the cell's `fs`; the default one for a cell without.
+    const Filesystem& fs() const;
     std::optional<uint64_t> msize() const;
     std::string cache() const; // "" = the filesystem's default
     std::string param(const std::string& axis) const;

@@ -3,6 +3,7 @@
 // megabytes, and this runs over all of it.
 #include "core/evidence.hpp"
 
+#include "core/fs.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -43,8 +44,11 @@ std::string_view strip_prefixes(std::string_view line) {
 }
 
 bool is_filesystem_line(std::string_view line) {
-    return contains_any(line, {"9pnet", "9p:", "v9fs", "netfs", "fscache", "FS-Cache",
-                               "fuse:", "virtio-fs", "virtiofs", "virtio_fs"});
+    for (const Filesystem* fs : filesystems())
+        for (std::string_view word : fs->log_words)
+            if (contains(line, word))
+                return true;
+    return false;
 }
 
 bool says_error(std::string_view line) {

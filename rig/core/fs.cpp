@@ -1,69 +1,128 @@
 // SPDX-License-Identifier: MIT
-// Shared filesystems and their cache modes.
+// The filesystem table and what is read from a row.
 #include "core/fs.hpp"
 
+#include "core/cell.hpp"
+#include "util/strings.hpp"
+
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 
 namespace rig::core {
 
-std::string_view to_string(Fs fs) {
-    switch (fs) {
-    case Fs::v9p:
-        return "9p";
-    case Fs::virtiofs:
-        return "virtiofs";
-    case Fs::fuse:
-        return "fuse";
-    }
-    return "?";
+// Defined by the file the build generates from core/fs/ (rig/core/meson.build): calling
+// it makes the linker keep that object, and with it the rows' registrars, which nothing
+// else refers to.
+void link_filesystem_rows();
+
+namespace {
+
+std::vector<const Filesystem*>& table() {
+    static std::vector<const Filesystem*> k_rows;
+    return k_rows;
 }
 
-std::optional<Fs> parse_fs(std::string_view text) {
-    if (text == "9p")
-        return Fs::v9p;
-    if (text == "virtiofs")
-        return Fs::virtiofs;
-    if (text == "fuse")
-        return Fs::fuse;
-    return std::nullopt;
+} // namespace
+
+FsRegistrar::FsRegistrar(Filesystem row) {
+    assert(!find_fs(row.name));
+    // Rows live as long as the program: the table hands out references to them.
+    auto* kept = new Filesystem(std::move(row));
+    auto& rows = table();
+    auto after = std::upper_bound(
+        rows.begin(), rows.end(), kept,
+        [](const Filesystem* a, const Filesystem* b) { return a->listed < b->listed; });
+    rows.insert(after, kept);
+}
+
+const std::vector<const Filesystem*>& filesystems() {
+    link_filesystem_rows();
+    return table();
+}
+
+const Filesystem* find_fs(std::string_view name) {
+    for (const Filesystem* fs : table())
+        if (fs->name == name)
+            return fs;
+    return nullptr;
+}
+
+const Filesystem& default_fs() {
+    link_filesystem_rows();
+    const Filesystem* fs = find_fs(k_default_fs);
+    assert(fs);
+    return *fs;
 }
 
 const std::vector<std::string>& fs_names() {
-    static const std::vector<std::string> k_names{"9p", "virtiofs", "fuse"};
+    static const std::vector<std::string> k_names = [] {
+        std::vector<std::string> names;
+        for (const Filesystem* fs : filesystems())
+            names.emplace_back(fs->name);
+        return names;
+    }();
     return k_names;
 }
 
-const std::vector<std::string>& valid_caches(Fs fs) {
-    static const std::vector<std::string> k_9p{"none", "loose",     "fscache",
-                                               "mmap", "readahead", "writeback"};
-    static const std::vector<std::string> k_virtiofs{"auto", "always", "none"};
-    static const std::vector<std::string> k_fuse;
-    switch (fs) {
-    case Fs::v9p:
-        return k_9p;
-    case Fs::virtiofs:
-        return k_virtiofs;
-    case Fs::fuse:
-        break;
+std::vector<std::string> valid_caches(const Filesystem& fs) {
+    std::vector<std::string> names;
+    for (const CacheMode& mode : fs.caches)
+        names.emplace_back(mode.name);
+    return names;
+}
+
+bool has_cache_axis(const Filesystem& fs) {
+    return !fs.caches.empty();
+}
+
+bool is_valid_cache(const Filesystem& fs, std::string_view cache) {
+    return std::any_of(fs.caches.begin(), fs.caches.end(),
+                       [&](const CacheMode& mode) { return mode.name == cache; });
+}
+
+std::string cache_or_default(const Cell& cell) {
+    std::string cache = cell.cache();
+    return cache.empty() ? std::string(cell.fs().default_cache) : cache;
+}
+
+std::string work_mount_options(const Cell& cell) {
+    const Filesystem& fs = cell.fs();
+    return fs.mount_options ? fs.mount_options(cell) : std::string();
+}
+
+std::vector<std::string> daemon_arguments(const Cell& cell) {
+    std::vector<std::string> args;
+    for (const DaemonOption& option : cell.fs().daemon_options) {
+        std::string value = cell.param(std::string(option.axis));
+        if (value.empty() || (option.flag && value != "true"))
+            continue;
+        args.emplace_back(option.option);
+        if (!option.flag)
+            args.push_back(value);
     }
-    return k_fuse;
+    return args;
 }
 
-bool has_cache_axis(Fs fs) {
-    return fs != Fs::fuse;
+std::string mount_requested(const Cell& cell) {
+    const Filesystem& fs = cell.fs();
+    if (fs.daemon == Daemon::none)
+        return work_mount_options(cell);
+    std::vector<std::string> words{std::string(fs.daemon_name)};
+    if (has_cache_axis(fs))
+        words.push_back("cache=" + cache_or_default(cell));
+    for (std::string& arg : daemon_arguments(cell))
+        words.push_back(std::move(arg));
+    return util::join(words, " ");
 }
 
-bool is_valid_cache(Fs fs, std::string_view cache) {
-    const auto& valid = valid_caches(fs);
-    return std::find(valid.begin(), valid.end(), cache) != valid.end();
-}
-
-Negotiated negotiated_options(Fs fs, std::string_view mount_options) {
+Negotiated negotiated_options(const Filesystem& fs, std::string_view mount_options) {
     Negotiated out;
-    if (fs != Fs::v9p)
+    if (!fs.shows_negotiated)
         return out;
-    out.cache = "none";
+    for (const CacheMode& mode : fs.caches)
+        if (mode.word.empty())
+            out.cache = mode.name;
     size_t start = 0;
     while (start <= mount_options.size()) {
         size_t end = mount_options.find(',', start);
@@ -80,23 +139,17 @@ Negotiated negotiated_options(Fs fs, std::string_view mount_options) {
             if (ec == std::errc() && end == digits.data() + digits.size())
                 out.msize = value;
         } else if (option.substr(0, 6) == "cache=") {
-            // Names of the 6.4+ bit masks (fs/9p/v9fs.h).
-            static const std::pair<std::string_view, std::string_view> k_masks[] = {
-                {"0", "none"},
-                {"1", "readahead"},
-                {"5", "mmap"},
-                {"f", "loose"},
-                {"8f", "fscache"}};
             std::string_view value = option.substr(6);
             if (value.substr(0, 2) == "0x")
                 value.remove_prefix(2);
             out.cache = std::string(option.substr(6));
-            for (const auto& [mask, name] : k_masks)
-                if (value == mask)
-                    out.cache = name;
-        } else if (option == "loose" || option == "fscache" || option == "mmap" ||
-                   option == "readahead" || option == "writeback") {
-            out.cache = std::string(option);
+            for (const CacheMode& mode : fs.caches)
+                if (!mode.mask.empty() && value == mode.mask)
+                    out.cache = mode.name;
+        } else {
+            for (const CacheMode& mode : fs.caches)
+                if (!mode.word.empty() && option == mode.word)
+                    out.cache = mode.name;
         }
     }
     return out;

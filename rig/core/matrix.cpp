@@ -43,17 +43,19 @@ bool rule_matches(const Rule& rule, const Scenario& scenario, size_t kernel, con
 // Cartesian product over the axes that apply, in axis_defs() order.
 Expected<void> expand_plan(const Scenario& scenario, const Plan& plan, std::vector<Cell>& out,
                            const std::vector<Rule>& exclude, size_t& excluded) {
-    static const std::vector<Located> k_default_fs{{"9p", {}, "matrix.fs"}};
+    static const std::vector<Located> k_default_fs_values{
+        {std::string(k_default_fs), {}, "matrix.fs"}};
     for (size_t kernel : plan.kernels) {
         auto fs_it = plan.axes.find("fs");
-        const auto& fs_values = fs_it == plan.axes.end() ? k_default_fs : fs_it->second;
+        const auto& fs_values = fs_it == plan.axes.end() ? k_default_fs_values : fs_it->second;
         for (const Located& fs_value : fs_values) {
-            Fs fs = parse_fs(fs_value.value).value_or(Fs::v9p);
+            const Filesystem* found = find_fs(fs_value.value);
+            const Filesystem& fs = found ? *found : default_fs();
             std::vector<Params> partial{{{"fs", fs_value.value}}};
             // Cache checks need the Located value, so remember it per partial cell.
             std::vector<const Located*> cache_origin{nullptr};
             for (const AxisDef& axis : axis_defs()) {
-                if (axis.name == "fs" || !axis.applies(scenario.kernels[kernel], fs))
+                if (axis.name == "fs" || !applies(axis, scenario.kernels[kernel], fs))
                     continue;
                 const std::vector<Located>* values = nullptr;
                 if (axis.name == "cache" && !plan.cache_by_fs.empty()) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// rig-fuse's options and location.
+// rig-fuse's location.
 #include "guest/fuse.hpp"
 
 #include <unistd.h>
@@ -7,30 +7,6 @@
 namespace rig::guest {
 
 namespace fs = std::filesystem;
-
-std::vector<std::string> fuse_arguments(const core::Cell& cell) {
-    // Axis name -> option; booleans are flags that only appear when true.
-    static const std::pair<const char*, const char*> k_timeouts[] = {
-        {"entry_timeout", "--entry-timeout"},
-        {"attr_timeout", "--attr-timeout"},
-        {"negative_timeout", "--negative-timeout"}};
-    static const std::pair<const char*, const char*> k_flags[] = {
-        {"keep_cache", "--keep-cache"},
-        {"writeback_cache", "--writeback-cache"},
-        {"direct_io", "--direct-io"}};
-    std::vector<std::string> args;
-    for (const auto& [axis, option] : k_timeouts) {
-        std::string value = cell.param(axis);
-        if (!value.empty()) {
-            args.emplace_back(option);
-            args.push_back(value);
-        }
-    }
-    for (const auto& [axis, option] : k_flags)
-        if (cell.param(axis) == "true")
-            args.emplace_back(option);
-    return args;
-}
 
 Expected<fs::path> find_fuse_daemon() {
     std::error_code ec;

@@ -126,25 +126,14 @@ void add_guest_dev(CpioWriter& cpio) {
 
 } // namespace
 
-const ModuleSet& guest_modules(core::Fs fs) {
-    static const ModuleSet k_9p{{"virtio_pci", "9pnet_virtio", "9p"}, {"pvpanic_pci"}};
-    static const ModuleSet k_virtiofs{{"virtio_pci", "9pnet_virtio", "9p", "virtiofs"},
-                                      {"pvpanic_pci"}};
-    // fuse cells copy the 9p work share into the guest and serve it with rig-fuse.
-    static const ModuleSet k_fuse{{"virtio_pci", "9pnet_virtio", "9p", "fuse"}, {"pvpanic_pci"}};
-    switch (fs) {
-    case core::Fs::v9p:
-        return k_9p;
-    case core::Fs::virtiofs:
-        return k_virtiofs;
-    case core::Fs::fuse:
-        break;
-    }
-    return k_fuse;
+ModuleSet guest_modules(const core::Filesystem& fs) {
+    ModuleSet set{{"virtio_pci", "9pnet_virtio", "9p"}, {"pvpanic_pci"}};
+    set.required.insert(set.required.end(), fs.modules.begin(), fs.modules.end());
+    return set;
 }
 
-std::string module_list_path(core::Fs fs) {
-    return "/etc/rig/modules-" + std::string(core::to_string(fs));
+std::string module_list_path(const core::Filesystem& fs) {
+    return "/etc/rig/modules-" + std::string(fs.name);
 }
 
 const ModuleSet& scratch_modules() {
@@ -163,7 +152,7 @@ Expected<fs::path> base_initramfs(const kernel::Artifact& kernel, const fs::path
     if (busybox.empty())
         return fail(ErrorKind::infra, "busybox not found (install busybox-static)");
     // One load order per filesystem; the archive holds the union of their modules.
-    std::map<core::Fs, std::string> lists;
+    std::map<const core::Filesystem*, std::string> lists;
     std::string scratch_list;
     std::set<std::string> modules;
     if (!kernel.modules_dir.empty()) { // else everything needed must be built in
@@ -173,8 +162,8 @@ Expected<fs::path> base_initramfs(const kernel::Artifact& kernel, const fs::path
             modules.insert(order.begin(), order.end());
             return module_list(load_waves(index, order));
         };
-        for (core::Fs fs : {core::Fs::v9p, core::Fs::virtiofs, core::Fs::fuse})
-            lists[fs] = RIG_TRY(list_of(guest_modules(fs)));
+        for (const core::Filesystem* fs : core::filesystems())
+            lists[fs] = RIG_TRY(list_of(guest_modules(*fs)));
         scratch_list = RIG_TRY(list_of(scratch_modules()));
     }
     std::string key =
@@ -217,8 +206,8 @@ Expected<fs::path> base_initramfs(const kernel::Artifact& kernel, const fs::path
         std::string bytes = RIG_TRY(module_bytes(kernel.modules_dir / module));
         cpio.add_file(path, unsigned_modules ? std::string(without_signature(bytes)) : bytes);
     }
-    for (core::Fs fs : {core::Fs::v9p, core::Fs::virtiofs, core::Fs::fuse})
-        cpio.add_file(module_list_path(fs).substr(1), lists[fs]);
+    for (const core::Filesystem* fs : core::filesystems())
+        cpio.add_file(module_list_path(*fs).substr(1), lists[fs]);
     cpio.add_file(std::string(k_scratch_module_list).substr(1), scratch_list);
 
     std::error_code ec;

@@ -21,10 +21,10 @@ struct ModuleSet {
     std::vector<std::string> required;
     std::vector<std::string> optional;
 };
-const ModuleSet& guest_modules(core::Fs fs);
+ModuleSet guest_modules(const core::Filesystem& fs);
 
 // The load order file in the base archive for cells on `fs`.
-std::string module_list_path(core::Fs fs);
+std::string module_list_path(const core::Filesystem& fs);
 
 // What a guest with a scratch disk loads after its filesystem's list (virtio_blk), and
 // the load order file in the base archive that lists it.

@@ -8,19 +8,6 @@
 
 namespace rig::guest {
 
-std::string work_mount_options(const core::Cell& cell) {
-    if (cell.fs() == core::Fs::fuse)
-        return "trans=virtio,version=9p2000.L,cache=none";
-    if (cell.fs() != core::Fs::v9p)
-        return {};
-    std::string options = "trans=virtio,version=9p2000.L";
-    if (auto msize = cell.msize())
-        options += ",msize=" + std::to_string(*msize);
-    if (!cell.cache().empty())
-        options += ",cache=" + cell.cache();
-    return options;
-}
-
 Expected<std::string> job_file(const Job& job) {
     std::string text;
     auto add = [&](const std::string& key, const std::string& value) -> Expected<void> {
@@ -30,14 +17,23 @@ Expected<std::string> job_file(const Job& job) {
         return {};
     };
     RIG_TRY(add("RUN_ID", job.run_label));
-    RIG_TRY(add("MODULES", module_list_path(job.fs)));
-    RIG_TRY(add("WORK_FSTYPE", std::string(core::to_string(job.fs))));
+    const core::Filesystem& fs = *job.fs;
+    RIG_TRY(add("MODULES", module_list_path(fs)));
+    // The row's recipe (core/fs.hpp), which guests/init follows.
+    RIG_TRY(add("WORK_MOUNT", fs.mount == core::GuestMount::guest_fuse ? "fuse-daemon" : "kernel"));
+    RIG_TRY(add("WORK_FSTYPE", std::string(fs.fstype)));
     RIG_TRY(add("WORK_TAG", k_work_tag));
-    RIG_TRY(add("WORK_OPTS", job.work_options));
+    std::string options = job.work_options;
+    if (fs.names_share)
+        options += (options.empty() ? "" : ",") + std::string("aname=") + k_work_tag;
+    RIG_TRY(add("WORK_OPTS", options));
     RIG_TRY(add("WORK_MOUNTPOINT", k_work_mount_point));
     RIG_TRY(add("WORKLOAD_TIMEOUT", std::to_string(job.workload_timeout.count())));
-    if (job.mark_phases)
+    if (job.mark_phases) {
         RIG_TRY(add("MARK_TAG", k_mark_tag));
+        if (fs.marks_in_share)
+            RIG_TRY(add("MARK_WORK", "1"));
+    }
     if (job.scratch)
         RIG_TRY(add("SCRATCH_MODULES", std::string(k_scratch_module_list)));
     if (!job.module.empty()) {
@@ -66,7 +62,7 @@ Expected<std::string> job_file(const Job& job) {
         }
         RIG_TRY(add("PHASES", util::join(names, " ")));
     }
-    if (job.fs == core::Fs::fuse) {
+    if (fs.mount == core::GuestMount::guest_fuse) {
         for (const std::string& arg : job.fuse_args)
             if (arg.empty() || arg.find(' ') != std::string::npos)
                 return fail(ErrorKind::config, "fuse option '" + arg + "' is not one token");
@@ -84,7 +80,7 @@ Expected<std::string> job_archive(const Job& job) {
     cpio.add_file("etc/rig/workload.sh", job.workload_script + "\n");
     for (const auto& [name, script] : job.phase_scripts)
         cpio.add_file("etc/rig/phase-" + name + ".sh", script + "\n");
-    if (job.fs == core::Fs::fuse)
+    if (job.fs->mount == core::GuestMount::guest_fuse)
         RIG_TRY(cpio.add_file_from(k_fuse_daemon_archive_path, job.fuse_daemon, 0755));
     if (!job.module.empty())
         RIG_TRY(cpio.add_file_from(k_module_archive_path, job.module, 0644));

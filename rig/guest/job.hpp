@@ -32,8 +32,9 @@ inline constexpr const char* k_module_archive_path = "etc/rig/workload.ko";
 
 struct Job {
     std::string run_label; // shows in the agent's hello record
-    core::Fs fs = core::Fs::v9p;
-    std::string work_options;                 // -o for the work mount; "" for virtiofs
+    // The cell's filesystem, whose row says how the agent mounts the work share.
+    const core::Filesystem* fs = &core::default_fs();
+    std::string work_options;                 // -o for the work mount (core::work_mount_options)
     std::chrono::seconds workload_timeout{0}; // the guest's own backstop; 0 = none
     std::string workload_script;              // run by the guest's sh in the share
     // Phases instead of the one script: name and script, run in order.
@@ -50,10 +51,6 @@ struct Job {
     std::filesystem::path fuse_daemon;
     std::vector<std::string> fuse_args;
 };
-
-// The 9p mount options a cell asks for: exactly its msize and cache, nothing implied.
-// A fuse cell's 9p share is only copied into the guest, so it is read uncached.
-std::string work_mount_options(const core::Cell& cell);
 
 // Values travel as KEY=VALUE lines: a newline in one is refused, never escaped.
 Expected<std::string> job_file(const Job& job);

@@ -41,7 +41,8 @@ std::string GuestOutput::channel_note() const {
            std::to_string(m_report.malformed) + " malformed records\n";
 }
 
-void GuestOutput::describe(core::Fs fs, core::SampleFacts& facts, core::Sample& sample) const {
+void GuestOutput::describe(const core::Filesystem& fs, core::SampleFacts& facts,
+                           core::Sample& sample) const {
     core::Scan scan = m_console_scan;
     core::merge_scan(scan, m_kind == WorkloadOutput::kernel_log
                                ? core::scan_module_output(m_report.tail)

@@ -49,7 +49,7 @@ public:
     // Once the guest is gone: the facts its output gives (hello, setup failure, end, exit
     // status, panic, error lines), and the sample's error lines and counts, the agent's
     // metrics, its exit status, the guest-measured time and the negotiated work mount.
-    void describe(core::Fs fs, core::SampleFacts& facts, core::Sample& sample) const;
+    void describe(const core::Filesystem& fs, core::SampleFacts& facts, core::Sample& sample) const;
 
 private:
     WorkloadOutput m_kind;

@@ -78,9 +78,8 @@ Expected<void> find_programs(const std::vector<core::Cell>& cells, const std::ve
     std::set<vm::ShareKind> kinds{vm::ShareKind::v9p};
     bool fuse = false;
     for (const core::Cell& cell : cells) {
-        if (cell.fs() == core::Fs::virtiofs)
-            kinds.insert(vm::ShareKind::virtiofs);
-        fuse = fuse || cell.fs() == core::Fs::fuse;
+        kinds.insert(cell.fs().share);
+        fuse = fuse || cell.fs().daemon == core::Daemon::guest_fuse;
     }
     for (const Host& host : hosts)
         RIG_TRY(host.hypervisor->find_programs(kinds));

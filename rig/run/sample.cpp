@@ -286,16 +286,7 @@ core::Sample new_sample(const SampleContext& context) {
     sample.cpus = core::cpu_list_text(context.host_cpus);
     sample.kernel_artifact = context.kernel.id;
     sample.started_at = utc_now();
-    sample.mount_requested = guest::work_mount_options(context.cell);
-    if (context.cell.fs() == core::Fs::virtiofs)
-        sample.mount_requested =
-            "virtiofsd cache=" + (context.cell.cache().empty() ? "auto" : context.cell.cache());
-    if (context.cell.fs() == core::Fs::fuse) {
-        std::vector<std::string> words{"rig-fuse"};
-        for (std::string& arg : guest::fuse_arguments(context.cell))
-            words.push_back(std::move(arg));
-        sample.mount_requested = util::join(words, " ");
-    }
+    sample.mount_requested = core::mount_requested(context.cell);
     return sample;
 }
 
@@ -304,8 +295,8 @@ Expected<guest::Job> make_job(const SampleContext& context) {
     const core::Scenario& scenario = context.scenario;
     guest::Job job;
     job.run_label = context.cell.id + "-" + std::to_string(context.repetition);
-    job.fs = context.cell.fs();
-    job.work_options = guest::work_mount_options(context.cell);
+    job.fs = &context.cell.fs();
+    job.work_options = core::work_mount_options(context.cell);
     job.workload_timeout =
         std::chrono::duration_cast<std::chrono::seconds>(scenario.timeouts.workload) +
         std::chrono::seconds(5);
@@ -318,9 +309,10 @@ Expected<guest::Job> make_job(const SampleContext& context) {
         job.module = context.module->ko;
         job.module_params = scenario.workload.module_params;
     }
-    if (job.fs == core::Fs::fuse) {
+    // The one guest daemon rig ships; another would be found and handed over here.
+    if (job.fs->daemon == core::Daemon::guest_fuse) {
         job.fuse_daemon = RIG_TRY(guest::find_fuse_daemon());
-        job.fuse_args = guest::fuse_arguments(context.cell);
+        job.fuse_args = core::daemon_arguments(context.cell);
     }
     return job;
 }
@@ -362,9 +354,12 @@ Launch launch_for(const SampleContext& context, const guest::Job& job, const fs:
     vm::Share work;
     work.tag = guest::k_work_tag;
     work.path = share;
-    if (context.cell.fs() == core::Fs::virtiofs) {
-        work.kind = vm::ShareKind::virtiofs;
-        work.virtiofs_cache = context.cell.cache().empty() ? "auto" : context.cell.cache();
+    const core::Filesystem& fs = context.cell.fs();
+    work.kind = fs.share;
+    // vm::Share's daemon fields are virtiofsd's: the one host daemon the backends start.
+    if (fs.daemon == core::Daemon::host)
+        work.virtiofs_cache = core::cache_or_default(context.cell);
+    if (fs.counter == core::Counter::virtiofsd_log) {
         work.log_requests = scenario.guest.count_9p && context.hypervisor.logs_virtiofs_requests();
         if (work.log_requests)
             launch.counted.virtiofsd_log = vm::virtiofsd_log(context.dir, work.tag);

@@ -84,11 +84,22 @@ bool contains(const std::vector<std::string>& list, std::string_view word) {
 
 std::vector<std::string> all_caches() {
     std::vector<std::string> caches;
-    for (const std::string& fs : core::fs_names())
-        for (const std::string& cache : core::valid_caches(*core::parse_fs(fs)))
+    for (const core::Filesystem* fs : core::filesystems())
+        for (const std::string& cache : core::valid_caches(*fs))
             if (!contains(caches, cache))
                 caches.push_back(cache);
     return caches;
+}
+
+// "; its caching is set by A, B and C": the axes of a filesystem without cache modes.
+std::string set_by(const core::Filesystem& fs) {
+    std::vector<std::string> axes(fs.axes.begin(), fs.axes.end());
+    if (axes.empty())
+        return "";
+    std::string last = axes.back();
+    axes.pop_back();
+    return "; its caching is set by " + (axes.empty() ? "" : util::join(axes, ", ") + " and ") +
+           last;
 }
 
 bool is_fragment_name(std::string_view name) {
@@ -99,7 +110,7 @@ bool is_fragment_name(std::string_view name) {
 Expected<Located> canonical_axis_value(const Context& context, std::string_view axis,
                                        Located value) {
     if (axis == "fs") {
-        if (!core::parse_fs(value.value))
+        if (!core::find_fs(value.value))
             return error_at(context, value, unknown("fs", value.value, core::fs_names()));
     } else if (axis == "msize") {
         auto bytes = util::parse_size(value.value);
@@ -355,13 +366,10 @@ Expected<core::AxisValues> read_cache_by_fs(const Context& context, const Entry&
         return error_at(context, entry.value, entry.path,
                         "empty map; give cache modes per fs, e.g. {9p: [none, loose]}");
     for (const Entry& fs_entry : per_fs) {
-        core::Fs fs = *core::parse_fs(fs_entry.key);
+        const core::Filesystem& fs = *core::find_fs(fs_entry.key);
         if (!core::has_cache_axis(fs))
             return error_at(context, fs_entry.key_node, fs_entry.path,
-                            "fs " + fs_entry.key +
-                                " has no cache modes; its caching is set by entry_timeout, "
-                                "attr_timeout, negative_timeout, keep_cache, writeback_cache "
-                                "and direct_io");
+                            "fs " + fs_entry.key + " has no cache modes" + set_by(fs));
         std::vector<Located> values =
             RIG_TRY(read_scalars(context, fs_entry.value, fs_entry.path, Shape::scalar_or_list));
         for (const Located& value : values)
@@ -771,7 +779,7 @@ Expected<void> read_backend(const Context& context, const std::vector<Entry>& en
 // that has no entry, which would drop its cells without a word; say so instead.
 Expected<void> check_cache_covers_fs(const Context& context, const core::Scenario& scenario) {
     const core::AxisValues* cache = nullptr;
-    std::vector<Located> fs_values{{"9p", {}, "matrix.fs"}};
+    std::vector<Located> fs_values{{std::string(core::k_default_fs), {}, "matrix.fs"}};
     for (const core::AxisValues& axis : scenario.matrix) {
         if (axis.name == "cache" && !axis.by_fs.empty())
             cache = &axis;
@@ -782,12 +790,12 @@ Expected<void> check_cache_covers_fs(const Context& context, const core::Scenari
         return {};
     auto missing = [&](const std::vector<Located>& values) -> const Located* {
         for (const Located& fs : values)
-            if (core::has_cache_axis(*core::parse_fs(fs.value)) && !cache->by_fs.count(fs.value))
+            if (core::has_cache_axis(*core::find_fs(fs.value)) && !cache->by_fs.count(fs.value))
                 return &fs;
         return nullptr;
     };
     auto valid = [](const std::string& fs) {
-        return util::join(core::valid_caches(*core::parse_fs(fs)), ", ");
+        return util::join(core::valid_caches(*core::find_fs(fs)), ", ");
     };
     if (const Located* fs = missing(fs_values))
         return core::config_error(context.file, cache->loc, "matrix.cache",
@@ -811,16 +819,18 @@ uint64_t count_cells(const core::Scenario& scenario,
                      const std::map<std::string, std::vector<Located>>& axes,
                      const std::map<std::string, std::vector<Located>>& cache_by_fs,
                      const std::vector<size_t>& kernels) {
-    static const std::vector<Located> k_default_fs{{"9p", {}, "matrix.fs"}};
+    static const std::vector<Located> k_default_fs_values{
+        {std::string(core::k_default_fs), {}, "matrix.fs"}};
     auto fs_it = axes.find("fs");
-    const auto& fs_values = fs_it == axes.end() ? k_default_fs : fs_it->second;
+    const auto& fs_values = fs_it == axes.end() ? k_default_fs_values : fs_it->second;
     uint64_t total = 0;
     for (size_t kernel : kernels) {
         for (const Located& fs_value : fs_values) {
-            core::Fs fs = core::parse_fs(fs_value.value).value_or(core::Fs::v9p);
+            const core::Filesystem* found = core::find_fs(fs_value.value);
+            const core::Filesystem& fs = found ? *found : core::default_fs();
             uint64_t cells = 1;
             for (const core::AxisDef& axis : core::axis_defs()) {
-                if (axis.name == "fs" || !axis.applies(scenario.kernels[kernel], fs))
+                if (axis.name == "fs" || !core::applies(axis, scenario.kernels[kernel], fs))
                     continue;
                 std::string name(axis.name);
                 if (auto it = cache_by_fs.find(fs_value.value);

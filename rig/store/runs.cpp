@@ -140,7 +140,7 @@ Expected<void> insert_cell(Statement& insert, int64_t run_id, const core::Cell& 
                            const std::string& record) {
     insert.reset();
     return insert
-        .bind(run_id, cell.id, cell.kernel_name, cell.config, core::to_string(cell.fs()),
+        .bind(run_id, cell.id, cell.kernel_name, cell.config, std::string(cell.fs().name),
               cell.msize(), cell.cache(), params_json(cell.params), cell.canonical, cell.key,
               record)
         .run();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/cpu_set.hpp"
+#include "core/fs.hpp"
 #include "core/scenario.hpp"
 #include "util/error.hpp"
 
@@ -16,7 +17,9 @@
 
 namespace rig::vm {
 
-enum class ShareKind { v9p, virtiofs };
+// The filesystem table's (core/fs.hpp) share kinds: a row names the one it needs. A new
+// kind is wiring in each backend (qemu.cpp, libvirt.cpp), not a row alone.
+using ShareKind = core::ShareKind;
 
 struct Share {
     ShareKind kind = ShareKind::v9p;

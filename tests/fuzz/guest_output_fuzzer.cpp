@@ -36,7 +36,7 @@ void check_report(const AgentReport& report) {
 }
 
 // Everything a sample takes from the output, as text, so that two readings compare.
-std::string described(const GuestOutput& output, rig::core::Fs fs) {
+std::string described(const GuestOutput& output, const rig::core::Filesystem& fs) {
     rig::core::SampleFacts facts;
     rig::core::Sample sample;
     output.describe(fs, facts, sample);
@@ -88,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const AgentReport& report = bytewise.report();
     check(started == report.start_ns.has_value() && ended == report.end_ns.has_value() &&
           done == report.done);
-    for (auto fs : {rig::core::Fs::v9p, rig::core::Fs::virtiofs, rig::core::Fs::fuse})
-        check(described(whole, fs) == described(bytewise, fs));
+    for (const rig::core::Filesystem* fs : rig::core::filesystems())
+        check(described(whole, *fs) == described(bytewise, *fs));
     return 0;
 }

@@ -38,7 +38,7 @@ TEST(GuestOutput, ASampleFromBothStreams) {
     output.add_channel(k_channel);
     core::SampleFacts facts;
     core::Sample sample;
-    output.describe(core::Fs::v9p, facts, sample);
+    output.describe(*core::find_fs("9p"), facts, sample);
 
     EXPECT_TRUE(facts.hello);
     EXPECT_TRUE(facts.ended);
@@ -87,7 +87,7 @@ TEST(GuestOutput, PanicAndLinesSplitAcrossReads) {
     EXPECT_TRUE(output.panic_on_console());
     core::SampleFacts facts;
     core::Sample sample;
-    output.describe(core::Fs::v9p, facts, sample);
+    output.describe(*core::find_fs("9p"), facts, sample);
     EXPECT_TRUE(facts.panic_on_console);
     EXPECT_EQ(core::classify(facts), core::Outcome::kernel_panic);
     ASSERT_EQ(sample.lines.size(), 1u);
@@ -109,7 +109,7 @@ TEST(GuestOutput, APanicsReplayOfTheLogIsNotCountedAgain) {
                        live + "<0>[    1.700000] ---[ end Kernel panic - not syncing ]---\n");
     core::SampleFacts facts;
     core::Sample sample;
-    output.describe(core::Fs::v9p, facts, sample);
+    output.describe(*core::find_fs("9p"), facts, sample);
     EXPECT_TRUE(facts.panic_on_console);
     EXPECT_EQ(sample.error_count, 2);   // the panic, and the end of it
     EXPECT_EQ(sample.warning_count, 2); // the 9pnet warning and the call trace, once each
@@ -122,7 +122,7 @@ TEST(GuestOutput, NoMountNoEndAndAChannelNote) {
     output.add_channel("noise\nRIG start x\nRIG hello 2 6.1 x\n");
     core::SampleFacts facts;
     core::Sample sample;
-    output.describe(core::Fs::virtiofs, facts, sample);
+    output.describe(*core::find_fs("virtiofs"), facts, sample);
     EXPECT_TRUE(facts.hello);
     EXPECT_FALSE(facts.ended);
     EXPECT_EQ(facts.workload_exit, -1);
@@ -141,7 +141,7 @@ TEST(GuestOutput, AModulesKernelLogCountsItsErrorLevelLines) {
         output.add_channel(channel);
         core::SampleFacts facts;
         core::Sample sample;
-        output.describe(core::Fs::v9p, facts, sample);
+        output.describe(*core::find_fs("9p"), facts, sample);
         if (kind == run::WorkloadOutput::text) {
             EXPECT_EQ(sample.error_count, 0) << "a program's text has no levels to go by";
             continue;

@@ -798,7 +798,7 @@ rig::core::Cell cell_with(std::map<std::string, std::string> params) {
 Job sample_job() {
     Job job;
     job.run_label = "run-7-cell-abc";
-    job.fs = rig::core::Fs::v9p;
+    job.fs = rig::core::find_fs("9p");
     job.work_options = "trans=virtio,version=9p2000.L,msize=512000";
     job.workload_timeout = std::chrono::seconds(600);
     job.workload_script = "make -j2";
@@ -808,16 +808,19 @@ Job sample_job() {
 } // namespace
 
 TEST(Job, WorkMountOptions) {
-    EXPECT_EQ(work_mount_options(cell_with({{"fs", "9p"}})), "trans=virtio,version=9p2000.L");
-    EXPECT_EQ(work_mount_options(cell_with({})), "trans=virtio,version=9p2000.L");
-    EXPECT_EQ(work_mount_options(cell_with({{"fs", "9p"}, {"msize", "4186112"}})),
+    EXPECT_EQ(rig::core::work_mount_options(cell_with({{"fs", "9p"}})),
+              "trans=virtio,version=9p2000.L");
+    EXPECT_EQ(rig::core::work_mount_options(cell_with({})), "trans=virtio,version=9p2000.L");
+    EXPECT_EQ(rig::core::work_mount_options(cell_with({{"fs", "9p"}, {"msize", "4186112"}})),
               "trans=virtio,version=9p2000.L,msize=4186112");
-    EXPECT_EQ(work_mount_options(cell_with({{"fs", "9p"}, {"cache", "none"}})),
+    EXPECT_EQ(rig::core::work_mount_options(cell_with({{"fs", "9p"}, {"cache", "none"}})),
               "trans=virtio,version=9p2000.L,cache=none");
-    EXPECT_EQ(work_mount_options(cell_with({{"fs", "9p"}, {"msize", "8192"}, {"cache", "loose"}})),
+    EXPECT_EQ(rig::core::work_mount_options(
+                  cell_with({{"fs", "9p"}, {"msize", "8192"}, {"cache", "loose"}})),
               "trans=virtio,version=9p2000.L,msize=8192,cache=loose");
     // virtiofs takes its cache mode from virtiofsd, not from mount -o.
-    EXPECT_EQ(work_mount_options(cell_with({{"fs", "virtiofs"}, {"cache", "always"}})), "");
+    EXPECT_EQ(rig::core::work_mount_options(cell_with({{"fs", "virtiofs"}, {"cache", "always"}})),
+              "");
 }
 
 TEST(Job, JobFile) {
@@ -825,22 +828,24 @@ TEST(Job, JobFile) {
     ASSERT_TRUE(text) << text.error().message;
     EXPECT_EQ(*text, "RUN_ID=run-7-cell-abc\n"
                      "MODULES=" +
-                         module_list_path(rig::core::Fs::v9p) +
+                         module_list_path(*rig::core::find_fs("9p")) +
                          "\n"
+                         "WORK_MOUNT=kernel\n"
                          "WORK_FSTYPE=9p\n"
                          "WORK_TAG=work\n"
-                         "WORK_OPTS=trans=virtio,version=9p2000.L,msize=512000\n"
+                         // 9p names its share in its attach, for the host's trace.
+                         "WORK_OPTS=trans=virtio,version=9p2000.L,msize=512000,aname=work\n"
                          "WORK_MOUNTPOINT=" +
                          k_work_mount_point +
                          "\n"
                          "WORKLOAD_TIMEOUT=600\n");
 
     Job virtiofs = sample_job();
-    virtiofs.fs = rig::core::Fs::virtiofs;
+    virtiofs.fs = rig::core::find_fs("virtiofs");
     virtiofs.work_options = "";
     text = job_file(virtiofs);
     ASSERT_TRUE(text);
-    EXPECT_NE(text->find("\nMODULES=" + module_list_path(rig::core::Fs::virtiofs) + "\n"),
+    EXPECT_NE(text->find("\nMODULES=" + module_list_path(*rig::core::find_fs("virtiofs")) + "\n"),
               std::string::npos);
     EXPECT_NE(text->find("\nWORK_FSTYPE=virtiofs\n"), std::string::npos);
     EXPECT_NE(text->find("\nWORK_OPTS=\n"), std::string::npos); // empty: mount without -o
@@ -884,21 +889,23 @@ TEST(Job, FuseCells) {
                                       {"keep_cache", "true"},
                                       {"direct_io", "false"}});
     // The 9p share of a fuse cell is only copied into the guest: uncached.
-    EXPECT_EQ(work_mount_options(cell), "trans=virtio,version=9p2000.L,cache=none");
-    EXPECT_EQ(fuse_arguments(cell),
+    EXPECT_EQ(rig::core::work_mount_options(cell), "trans=virtio,version=9p2000.L,cache=none");
+    EXPECT_EQ(rig::core::daemon_arguments(cell),
               (std::vector<std::string>{"--entry-timeout", "0.5", "--attr-timeout", "0",
                                         "--keep-cache"}));
-    EXPECT_TRUE(fuse_arguments(cell_with({{"fs", "fuse"}})).empty());
+    EXPECT_TRUE(rig::core::daemon_arguments(cell_with({{"fs", "fuse"}})).empty());
 
     Job job = sample_job();
-    job.fs = rig::core::Fs::fuse;
-    job.work_options = work_mount_options(cell);
+    job.fs = rig::core::find_fs("fuse");
+    job.work_options = rig::core::work_mount_options(cell);
     job.fuse_daemon = "/opt/rig/libexec/rig/rig-fuse";
-    job.fuse_args = fuse_arguments(cell);
+    job.fuse_args = rig::core::daemon_arguments(cell);
     auto text = job_file(job);
     ASSERT_TRUE(text) << text.error().message;
     EXPECT_NE(text->find("\nMODULES=/etc/rig/modules-fuse\n"), std::string::npos) << *text;
-    EXPECT_NE(text->find("\nWORK_FSTYPE=fuse\n"), std::string::npos);
+    EXPECT_NE(text->find("\nWORK_MOUNT=fuse-daemon\n"), std::string::npos);
+    EXPECT_NE(text->find("\nWORK_OPTS=trans=virtio,version=9p2000.L,cache=none,aname=work\n"),
+              std::string::npos);
     // The guest runs its own copy from the job archive, never the host's path.
     EXPECT_NE(text->find("\nFUSE_DAEMON=/run/rig/rig-fuse\n"), std::string::npos);
     EXPECT_NE(text->find("\nFUSE_ARGS=--entry-timeout 0.5 --attr-timeout 0 --keep-cache\n"),
@@ -920,11 +927,11 @@ TEST(Job, FuseCells) {
 }
 
 TEST(Modules, FuseCellsLoadFuse) {
-    const auto& modules = guest_modules(rig::core::Fs::fuse).required;
+    const auto modules = guest_modules(*rig::core::find_fs("fuse")).required;
     EXPECT_NE(std::find(modules.begin(), modules.end(), "fuse"), modules.end());
     // The guest root is 9p whatever the cell's filesystem.
     EXPECT_NE(std::find(modules.begin(), modules.end(), "9p"), modules.end());
-    EXPECT_EQ(module_list_path(rig::core::Fs::fuse), "/etc/rig/modules-fuse");
+    EXPECT_EQ(module_list_path(*rig::core::find_fs("fuse")), "/etc/rig/modules-fuse");
 }
 
 TEST(Job, PhasesAndMarks) {
@@ -934,6 +941,11 @@ TEST(Job, PhasesAndMarks) {
     auto text = job_file(job);
     ASSERT_TRUE(text) << text.error().message;
     EXPECT_NE(text->find("\nMARK_TAG=rigmark\n"), std::string::npos) << *text;
+    // Only a counter that sees the work share alone wants the marks there too.
+    EXPECT_EQ(text->find("MARK_WORK"), std::string::npos) << *text;
+    job.fs = rig::core::find_fs("virtiofs");
+    EXPECT_NE(job_file(job)->find("\nMARK_WORK=1\n"), std::string::npos);
+    job.fs = rig::core::find_fs("9p");
     EXPECT_NE(text->find("\nPHASES=build no-op_2\n"), std::string::npos) << *text;
     auto archive = job_archive(job);
     ASSERT_TRUE(archive);

@@ -11,6 +11,10 @@ using namespace rig::core;
 
 namespace {
 
+const Filesystem& fs(std::string_view name) {
+    return *find_fs(name);
+}
+
 Located at(std::string value, int line = 1, std::string path = "") {
     return Located{std::move(value), Loc{line, 3}, std::move(path)};
 }
@@ -76,7 +80,7 @@ TEST(Matrix, AxisThatDoesNotApplyDoesNotMultiply) {
     // Per kernel: 9p x 2 msizes x 1 cache + virtiofs x 1 cache.
     EXPECT_EQ(cells->size(), 6u);
     for (const auto& cell : *cells) {
-        if (cell.fs() == Fs::virtiofs)
+        if (cell.fs().name == "virtiofs")
             EXPECT_FALSE(cell.msize());
         else
             EXPECT_TRUE(cell.msize());
@@ -181,7 +185,7 @@ TEST(Matrix, PerFsCacheWithoutAnEntryKeepsTheDefault) {
     ASSERT_TRUE(cells) << cells.error().message;
     EXPECT_EQ(cells->size(), 2u * (2 + 1));
     for (const auto& cell : *cells)
-        EXPECT_EQ(cell.cache(), cell.fs() == Fs::v9p ? "loose" : "");
+        EXPECT_EQ(cell.cache(), cell.fs().name == "9p" ? "loose" : "");
 }
 
 TEST(Matrix, EmptyAfterExclusions) {
@@ -228,30 +232,30 @@ TEST(Matrix, DefaultFsIs9p) {
     auto cells = expand(scenario);
     ASSERT_TRUE(cells);
     ASSERT_EQ(cells->size(), 2u);
-    EXPECT_EQ(cells->front().fs(), Fs::v9p);
+    EXPECT_EQ(cells->front().fs().name, "9p");
     EXPECT_FALSE(cells->front().msize());
 }
 
 TEST(Fs, NegotiatedOptionsAcrossKernelVersions) {
     // 6.1 prints the cache mode as a bare word, and nothing for none.
     auto old_loose = negotiated_options(
-        Fs::v9p, "rw,dirsync,relatime,loose,access=client,msize=512000,trans=virtio");
+        fs("9p"), "rw,dirsync,relatime,loose,access=client,msize=512000,trans=virtio");
     EXPECT_EQ(old_loose.msize, 512000u);
     EXPECT_EQ(old_loose.cache, "loose");
     auto old_none = negotiated_options(
-        Fs::v9p, "rw,sync,dirsync,relatime,access=client,msize=8192,trans=virtio");
+        fs("9p"), "rw,sync,dirsync,relatime,access=client,msize=8192,trans=virtio");
     EXPECT_EQ(old_none.cache, "none");
     // 6.4+ prints a hex bit mask.
-    EXPECT_EQ(negotiated_options(Fs::v9p, "rw,relatime,cache=0xf,access=client,msize=8192").cache,
+    EXPECT_EQ(negotiated_options(fs("9p"), "rw,relatime,cache=0xf,access=client,msize=8192").cache,
               "loose");
-    EXPECT_EQ(negotiated_options(Fs::v9p, "rw,cache=5,msize=8192").cache, "mmap");
-    EXPECT_EQ(negotiated_options(Fs::v9p, "rw,cache=8f").cache, "fscache");
-    EXPECT_FALSE(negotiated_options(Fs::virtiofs, "rw,relatime").msize);
+    EXPECT_EQ(negotiated_options(fs("9p"), "rw,cache=5,msize=8192").cache, "mmap");
+    EXPECT_EQ(negotiated_options(fs("9p"), "rw,cache=8f").cache, "fscache");
+    EXPECT_FALSE(negotiated_options(fs("virtiofs"), "rw,relatime").msize);
     // A number that does not fit is no msize, not the value it wraps to.
-    EXPECT_FALSE(negotiated_options(Fs::v9p, "rw,msize=18446744073709551616").msize);
-    EXPECT_FALSE(negotiated_options(Fs::v9p, "rw,msize=184467440737095516150").msize);
-    EXPECT_EQ(negotiated_options(Fs::v9p, "rw,msize=18446744073709551615").msize, UINT64_MAX);
-    EXPECT_FALSE(negotiated_options(Fs::v9p, "rw,msize=,msize=+1,msize=1x").msize);
+    EXPECT_FALSE(negotiated_options(fs("9p"), "rw,msize=18446744073709551616").msize);
+    EXPECT_FALSE(negotiated_options(fs("9p"), "rw,msize=184467440737095516150").msize);
+    EXPECT_EQ(negotiated_options(fs("9p"), "rw,msize=18446744073709551615").msize, UINT64_MAX);
+    EXPECT_FALSE(negotiated_options(fs("9p"), "rw,msize=,msize=+1,msize=1x").msize);
 }
 
 TEST(Matrix, FuseKnobsApplyToFuseCellsOnlyAndCacheNot) {
@@ -262,7 +266,7 @@ TEST(Matrix, FuseKnobsApplyToFuseCellsOnlyAndCacheNot) {
     ASSERT_TRUE(cells) << cells.error().message;
     ASSERT_EQ(cells->size(), 6u); // per kernel: one 9p cell, two fuse cells
     for (const Cell& cell : *cells) {
-        if (cell.fs() == Fs::fuse) {
+        if (cell.fs().name == "fuse") {
             EXPECT_EQ(cell.cache(), "");
             EXPECT_EQ(cell.param("keep_cache"), "true");
             EXPECT_NE(cell.param("attr_timeout"), "");
@@ -279,7 +283,7 @@ TEST(Matrix, FuseKnobsApplyToFuseCellsOnlyAndCacheNot) {
     ASSERT_TRUE(plain_cells);
     std::set<std::string> nine_p;
     for (const Cell& cell : *cells)
-        if (cell.fs() == Fs::v9p)
+        if (cell.fs().name == "9p")
             nine_p.insert(cell.id);
     EXPECT_EQ(nine_p, ids(*plain_cells));
 }
@@ -302,10 +306,18 @@ TEST(Matrix, CanonicalSecondsAndBooleans) {
 }
 
 TEST(Fs, FuseHasNoCacheModes) {
-    EXPECT_EQ(parse_fs("fuse"), Fs::fuse);
-    EXPECT_EQ(to_string(Fs::fuse), "fuse");
-    EXPECT_TRUE(valid_caches(Fs::fuse).empty());
-    EXPECT_FALSE(has_cache_axis(Fs::fuse));
-    EXPECT_TRUE(has_cache_axis(Fs::v9p));
-    EXPECT_TRUE(has_cache_axis(Fs::virtiofs));
+    ASSERT_TRUE(find_fs("fuse"));
+    EXPECT_EQ(find_fs("fuse")->name, "fuse");
+    EXPECT_FALSE(find_fs("nfs"));
+    EXPECT_TRUE(valid_caches(fs("fuse")).empty());
+    EXPECT_FALSE(has_cache_axis(fs("fuse")));
+    EXPECT_TRUE(has_cache_axis(fs("9p")));
+    EXPECT_TRUE(has_cache_axis(fs("virtiofs")));
+}
+
+TEST(Fs, TableListsTheRowsInTheirOrder) {
+    EXPECT_EQ(fs_names(), (std::vector<std::string>{"9p", "virtiofs", "fuse"}));
+    EXPECT_EQ(valid_caches(fs("9p")), (std::vector<std::string>{"none", "loose", "fscache", "mmap",
+                                                                "readahead", "writeback"}));
+    EXPECT_EQ(valid_caches(fs("virtiofs")), (std::vector<std::string>{"auto", "always", "none"}));
 }

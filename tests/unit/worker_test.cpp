@@ -112,7 +112,7 @@ TEST(worker, a_job_file_keeps_its_cell_and_paths) {
     ASSERT_TRUE(back) << back.error().message;
     EXPECT_EQ(back->cell.cell.id, job.cell.cell.id);
     EXPECT_EQ(back->cell.cell.params, job.cell.cell.params);
-    EXPECT_EQ(back->cell.cell.fs(), core::Fs::v9p);
+    EXPECT_EQ(back->cell.cell.fs().name, "9p");
     EXPECT_EQ(back->cell.cell.cache(), "loose");
     // The workload, guest shape and timeouts travel with the cell: no scenario is read.
     EXPECT_EQ(back->cell.workload.command, "make -j2");

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// virtiofs: the C virtiofsd on the host, which the hypervisor starts per share.
+#include "core/fs.hpp"
+
+namespace rig::core {
+
+namespace {
+
+const FsRegistrar k_virtiofs{{
+    .name = "virtiofs",
+    .listed = 1,
+    // virtiofsd's -o cache= modes; /proc/mounts shows none of them.
+    .caches = {{"auto", "", ""}, {"always", "", ""}, {"none", "", ""}},
+    .default_cache = "auto",
+    .axes = {},
+    .share = ShareKind::virtiofs,
+    .daemon = Daemon::host,
+    .daemon_name = "virtiofsd",
+    .daemon_options = {},
+    .counter = Counter::virtiofsd_log,
+    .mount = GuestMount::kernel,
+    .fstype = "virtiofs",
+    // Caching is virtiofsd's, set on the host: the mount takes no options.
+    .mount_options = nullptr,
+    .names_share = false,
+    .marks_in_share = true,
+    .shows_negotiated = false,
+    .modules = {"virtiofs"},
+    .log_words = {"virtio-fs", "virtiofs", "virtio_fs"},
+}};
+
+} // namespace
+
+} // namespace rig::core
