@@ -2,54 +2,63 @@
 // The bisect's stored settings and its cell filter.
 #include "bisect/settings.hpp"
 
+#include "util/json.hpp"
 #include "util/strings.hpp"
 
-#include <sstream>
+#include <type_traits>
 
 namespace rig::bisect {
 
 std::string encode_settings(const StartOptions& options) {
-    std::ostringstream out;
-    out << "scenario=" << options.scenario.string() << "\n"
-        << "cell=" << options.cell << "\n"
-        << "samples=" << options.samples << "\n"
-        << "confidence=" << options.confidence << "\n"
-        << "max_samples=" << options.max_samples << "\n"
-        << "infra_retries=" << options.infra_retries << "\n"
-        << "verify_revert=" << (options.verify_revert ? 1 : 0) << "\n"
-        << "jobs=" << options.jobs << "\n";
-    return out.str();
+    return util::fields_to_json(options).dump();
 }
 
-Expected<StartOptions> decode_settings(const std::string& text) {
+namespace {
+
+// A value of the key=value lines: as the field's type reads it, or throws.
+template <class T> void read_value(const std::string& value, T& member) {
+    if constexpr (std::is_same_v<T, bool>)
+        member = value == "1";
+    else if constexpr (std::is_integral_v<T>)
+        member = std::stoi(value);
+    else if constexpr (std::is_floating_point_v<T>)
+        member = std::stod(value);
+    else
+        member = value;
+}
+
+Expected<StartOptions> decode_lines(const std::string& text) {
     StartOptions options;
     for (const std::string& line : util::split(text, '\n')) {
         auto equals = line.find('=');
         if (equals == std::string::npos)
             continue;
-        std::string key = line.substr(0, equals), value = line.substr(equals + 1);
+        const std::string key = line.substr(0, equals), value = line.substr(equals + 1);
         try {
-            if (key == "scenario")
-                options.scenario = value;
-            else if (key == "cell")
-                options.cell = value;
-            else if (key == "samples")
-                options.samples = std::stoi(value);
-            else if (key == "confidence")
-                options.confidence = std::stod(value);
-            else if (key == "max_samples")
-                options.max_samples = std::stoi(value);
-            else if (key == "infra_retries")
-                options.infra_retries = std::stoi(value);
-            else if (key == "verify_revert")
-                options.verify_revert = value == "1";
-            else if (key == "jobs")
-                options.jobs = std::stoi(value);
+            fields(options, [&](const char* name, auto& member) {
+                if (key == name)
+                    read_value(value, member);
+            });
         } catch (const std::exception&) {
             return fail(ErrorKind::infra, "stored bisect setting '" + line + "' is not valid");
         }
     }
     return options;
+}
+
+} // namespace
+
+Expected<StartOptions> decode_settings(const std::string& text) {
+    if (!util::starts_with(text, "{"))
+        return decode_lines(text);
+    try {
+        StartOptions options;
+        util::fields_from_json(util::SortedJson::parse(text), options);
+        return options;
+    } catch (const util::SortedJson::exception& error) {
+        return fail(ErrorKind::infra,
+                    "stored bisect settings are not valid (" + std::string(error.what()) + ")");
+    }
 }
 
 Expected<size_t> select_cell(const std::vector<core::Cell>& cells, const std::string& filter) {

@@ -5,6 +5,7 @@
 
 #include "core/cell.hpp"
 #include "util/error.hpp"
+#include "util/fields.hpp"
 
 #include <filesystem>
 #include <string>
@@ -28,8 +29,22 @@ struct StartOptions {
     int jobs = 0;               // guests at once, each on its own CPUs; 0: the scenario's
 };
 
-// Settings every resume uses, stored with the bisect as key=value lines.
+// The settings every resume uses, declared once (util/fields.hpp): stored with the bisect
+// as JSON of these fields. good, bad and criterion are the bisect's own columns.
+template <util::RecordOf<StartOptions> Options, class Visit>
+void fields(Options& options, Visit&& visit) {
+    visit("scenario", options.scenario);
+    visit("cell", options.cell);
+    visit("samples", options.samples);
+    visit("confidence", options.confidence);
+    visit("max_samples", options.max_samples);
+    visit("infra_retries", options.infra_retries);
+    visit("verify_revert", options.verify_revert);
+    visit("jobs", options.jobs);
+}
+
 std::string encode_settings(const StartOptions& options);
+// Also reads the key=value lines bisects stored before the settings were JSON.
 Expected<StartOptions> decode_settings(const std::string& text);
 
 // The one cell of `cells` that `filter` names, or a usage error listing the candidates.

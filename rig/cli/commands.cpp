@@ -62,16 +62,15 @@ int report_error(const Error& error) {
     return exit_code_for(error);
 }
 
-int plan_command(const GlobalOptions&, const std::filesystem::path& file, PlanFormatOption format) {
+int plan_command(const GlobalOptions&, const std::filesystem::path& file,
+                 report::PlanFormat format) {
     auto scenario = spec::load_scenario(file);
     if (!scenario)
         return report_error(scenario.error());
     auto cells = core::expand(*scenario);
     if (!cells)
         return report_error(cells.error());
-    std::cout << report::render_plan(*scenario, *cells,
-                                     format == PlanFormatOption::json ? report::PlanFormat::json
-                                                                      : report::PlanFormat::text);
+    std::cout << report::render_plan(*scenario, *cells, format);
     return k_exit_ok;
 }
 

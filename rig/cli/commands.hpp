@@ -2,6 +2,10 @@
 // The subcommands, each a function from parsed options to an exit code.
 #pragma once
 
+#include "core/significance.hpp"
+#include "core/status.hpp"
+#include "report/plan.hpp"
+#include "report/render.hpp"
 #include "store/store.hpp"
 #include "util/error.hpp"
 
@@ -37,10 +41,8 @@ struct GlobalOptions {
     std::filesystem::path db; // --db, RIG_DB, or rig-results/rig.db
 };
 
-enum class PlanFormatOption { text, json };
-
 int plan_command(const GlobalOptions& global, const std::filesystem::path& file,
-                 PlanFormatOption format);
+                 report::PlanFormat format);
 int doctor_command(const GlobalOptions& global);
 
 struct RunCommandOptions {
@@ -58,9 +60,6 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& options);
 // error (the record says which), 2 for a job file it cannot read, 130 when stopped.
 int sample_command(const std::filesystem::path& job_file);
 
-enum class ReportFormatOption { text, markdown, csv, json, html };
-enum class ReportTestOption { welch, mann_whitney };
-enum class ReportView { table, errors };
 struct ReportCommandOptions {
     std::vector<int64_t> runs; // --run, repeatable; none: the newest run
     std::vector<std::string> cells;
@@ -70,10 +69,10 @@ struct ReportCommandOptions {
     std::string rows;               // comma-separated keys
     std::string cols;
     std::vector<std::string> metrics; // --metric, repeatable, each may be a comma list
-    ReportFormatOption format = ReportFormatOption::text;
-    ReportTestOption test = ReportTestOption::welch;
+    report::Format format = report::Format::text;
+    core::Test test = core::Test::welch;
     double alpha = 0.05;
-    ReportView view = ReportView::table;
+    report::View view = report::View::table;
     std::filesystem::path template_file; // --template: a user's mustache template
     std::filesystem::path output;        // "" = stdout
 };

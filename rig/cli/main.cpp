@@ -63,12 +63,12 @@ int main(int argc, char** argv) {
     app.fallthrough();
 
     std::filesystem::path plan_file;
-    PlanFormatOption plan_format = PlanFormatOption::text;
+    rig::report::PlanFormat plan_format = rig::report::PlanFormat::text;
     auto* plan = app.add_subcommand("plan", "print the cells a scenario expands to");
     plan->add_option("scenario", plan_file, "scenario YAML file")->required();
     plan->add_option("--format", plan_format, "text or json")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, PlanFormatOption>{
-            {"text", PlanFormatOption::text}, {"json", PlanFormatOption::json}}));
+        ->transform(CLI::CheckedTransformer(std::map<std::string, rig::report::PlanFormat>{
+            {"text", rig::report::PlanFormat::text}, {"json", rig::report::PlanFormat::json}}));
 
     RunCommandOptions run_options;
     auto [run, resume] = add_run_command(app, run_options);

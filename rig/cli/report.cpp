@@ -40,28 +40,11 @@ Expected<std::pair<std::string, std::string>> parse_where(const std::string& tex
 
 Expected<report::RenderOptions> render_options(const ReportCommandOptions& options) {
     report::RenderOptions render;
-    switch (options.format) {
-    case ReportFormatOption::text:
-        render.format = report::Format::text;
-        break;
-    case ReportFormatOption::markdown:
-        render.format = report::Format::markdown;
-        break;
-    case ReportFormatOption::csv:
-        render.format = report::Format::csv;
-        break;
-    case ReportFormatOption::json:
-        render.format = report::Format::json;
-        break;
-    case ReportFormatOption::html:
-        render.format = report::Format::html;
-        break;
-    }
-    render.view = options.view == ReportView::errors ? report::View::errors : report::View::table;
+    render.format = options.format;
+    render.view = options.view;
     if (!options.baseline.empty())
         render.baseline = RIG_TRY(report::parse_baseline(options.baseline));
-    render.test =
-        options.test == ReportTestOption::welch ? core::Test::welch : core::Test::mann_whitney;
+    render.test = options.test;
     render.alpha = options.alpha;
     render.template_file = options.template_file;
     render.rows = split_list(options.rows);
@@ -123,8 +106,8 @@ void add_report_options(CLI::App& command, ReportCommandOptions& options) {
                        "for example kernel=deb-6.1");
     command
         .add_option("--test", options.test, "significance test: welch (default) or mann-whitney")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, ReportTestOption>{
-            {"welch", ReportTestOption::welch}, {"mann-whitney", ReportTestOption::mann_whitney}}));
+        ->transform(CLI::CheckedTransformer(std::map<std::string, core::Test>{
+            {"welch", core::Test::welch}, {"mann-whitney", core::Test::mann_whitney}}));
     command.add_option("--alpha", options.alpha, "significance level (default 0.05)")
         ->check(CLI::Range(0.0, 1.0));
     command.add_option("--metric", options.metrics,
@@ -136,13 +119,13 @@ void add_report_options(CLI::App& command, ReportCommandOptions& options) {
     command.add_option("--cols", options.cols, "pivot: keys across the top, comma-separated");
     command.add_option("--format", options.format, "text, markdown, csv, json or html")
         ->transform(CLI::CheckedTransformer(
-            std::map<std::string, ReportFormatOption>{{"text", ReportFormatOption::text},
-                                                      {"markdown", ReportFormatOption::markdown},
-                                                      {"csv", ReportFormatOption::csv},
-                                                      {"json", ReportFormatOption::json},
-                                                      {"html", ReportFormatOption::html}}));
+            std::map<std::string, report::Format>{{"text", report::Format::text},
+                                                  {"markdown", report::Format::markdown},
+                                                  {"csv", report::Format::csv},
+                                                  {"json", report::Format::json},
+                                                  {"html", report::Format::html}}));
     command.add_flag_callback(
-        "--errors", [&options] { options.view = ReportView::errors; },
+        "--errors", [&options] { options.view = report::View::errors; },
         "error-line signatures with counts and the first occurrence per cell");
     command.add_option("--template", options.template_file,
                        "FILE: render this mustache template with the report's data instead of "

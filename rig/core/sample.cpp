@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Outcome names as stored and printed; a sample's metrics by name.
+// Outcome names as stored and printed; a sample's codec; a sample's metrics by name.
 #include "core/sample.hpp"
+
+#include "util/json.hpp"
 
 #include <array>
 #include <utility>
@@ -36,6 +38,60 @@ std::optional<Outcome> parse_outcome(std::string_view text) {
         if (name == text)
             return value;
     return std::nullopt;
+}
+
+std::string_view to_string(Severity severity) {
+    return severity == Severity::warning ? "warning" : "error";
+}
+
+std::optional<Severity> parse_severity(std::string_view text) {
+    if (text == "warning")
+        return Severity::warning;
+    if (text == "error")
+        return Severity::error;
+    return std::nullopt;
+}
+
+// An outcome a newer rig wrote reads as an infra error, as the coordinator always has.
+void to_json(util::SortedJson& json, Outcome outcome) {
+    json = to_string(outcome);
+}
+void from_json(const util::SortedJson& json, Outcome& outcome) {
+    outcome = parse_outcome(json.get<std::string>()).value_or(Outcome::infra_error);
+}
+void to_json(util::SortedJson& json, Severity severity) {
+    json = to_string(severity);
+}
+void from_json(const util::SortedJson& json, Severity& severity) {
+    severity = parse_severity(json.get<std::string>()).value_or(Severity::error);
+}
+void to_json(util::SortedJson& json, const ErrorLine& line) {
+    json = util::fields_to_json(line);
+}
+void from_json(const util::SortedJson& json, ErrorLine& line) {
+    util::fields_from_json(json, line);
+}
+void to_json(util::SortedJson& json, const Metric& metric) {
+    json = util::fields_to_json(metric);
+}
+void from_json(const util::SortedJson& json, Metric& metric) {
+    util::fields_from_json(json, metric);
+}
+
+std::string encode(const Sample& sample) {
+    return util::fields_to_json(sample).dump(-1, ' ', false,
+                                             util::SortedJson::error_handler_t::replace);
+}
+
+Expected<Sample> decode_sample(std::string_view json, const std::string& what) {
+    try {
+        Sample sample;
+        util::fields_from_json(util::SortedJson::parse(json), sample);
+        return sample;
+    } catch (const util::SortedJson::exception& error) {
+        return fail(ErrorKind::infra,
+                    what + ": not a whole sample (" + std::string(error.what()) + ")");
+    }
 }
 
 std::optional<double> metric_value(const Sample& sample, std::string_view name) {

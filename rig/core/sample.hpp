@@ -2,6 +2,9 @@
 // What one repetition of a cell produced: outcome class, timings, CPU, mounts, evidence.
 #pragma once
 
+#include "util/error.hpp"
+#include "util/fields.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,17 +32,24 @@ std::optional<Outcome> parse_outcome(std::string_view text);
 
 enum class Severity { warning, error };
 
+std::string_view to_string(Severity severity);
+std::optional<Severity> parse_severity(std::string_view text);
+
 struct ErrorLine {
     Severity severity = Severity::error;
     std::string source;    // console, dmesg, workload
     std::string line;      // as printed
     std::string signature; // addresses, numbers, pids and timestamps stripped
+
+    bool operator==(const ErrorLine&) const = default;
 };
 
 struct Metric {
     std::string name;
     double value = 0;
     std::string unit;
+
+    bool operator==(const Metric&) const = default;
 };
 
 struct Sample {
@@ -69,7 +79,61 @@ struct Sample {
     std::string started_at; // ISO 8601 UTC
     std::vector<ErrorLine> lines;
     std::vector<Metric> metrics;
+
+    // Every field: what a round trip through a codec must keep.
+    bool operator==(const Sample&) const = default;
 };
+
+// Each record's fields, declared once (util/fields.hpp): the database's columns of the
+// same names (store/), the worker's record (run/worker) and the report's reads follow these
+// lists, so that a field added to a record is one line here, plus a schema migration for
+// its column. Sample::id, the database's row id, is not a field.
+template <util::RecordOf<ErrorLine> Line, class Visit> void fields(Line& line, Visit&& visit) {
+    visit("severity", line.severity);
+    visit("source", line.source);
+    visit("line", line.line);
+    visit("signature", line.signature);
+}
+
+template <util::RecordOf<Metric> M, class Visit> void fields(M& metric, Visit&& visit) {
+    visit("name", metric.name);
+    visit("value", metric.value);
+    visit("unit", metric.unit);
+}
+
+// lines and metrics are the sample's child records: tables of their own in the database.
+template <util::RecordOf<Sample> S, class Visit> void fields(S& sample, Visit&& visit) {
+    visit("cell_id", sample.cell_id);
+    visit("repetition", sample.repetition);
+    visit("outcome", sample.outcome);
+    visit("accel", sample.accel);
+    visit("cpus", sample.cpus);
+    visit("kernel_artifact", sample.kernel_artifact);
+    visit("guest_seconds", sample.guest_seconds);
+    visit("wall_seconds", sample.wall_seconds);
+    visit("total_seconds", sample.total_seconds);
+    visit("qemu_cpu_seconds", sample.qemu_cpu_seconds);
+    visit("helper_cpu_seconds", sample.helper_cpu_seconds);
+    visit("host_cpu_seconds", sample.host_cpu_seconds);
+    visit("host_cpu_percent", sample.host_cpu_percent);
+    visit("mount_requested", sample.mount_requested);
+    visit("mount_negotiated", sample.mount_negotiated);
+    visit("msize_negotiated", sample.msize_negotiated);
+    visit("cache_negotiated", sample.cache_negotiated);
+    visit("exit_status", sample.exit_status);
+    visit("error_count", sample.error_count);
+    visit("warning_count", sample.warning_count);
+    visit("evidence", sample.evidence);
+    visit("started_at", sample.started_at);
+    visit("lines", sample.lines);
+    visit("metrics", sample.metrics);
+}
+
+// The sample as one JSON object, every field of the list under its name; decode is its
+// inverse, and reads an object that lacks a field as the field's default.
+std::string encode(const Sample& sample);
+// Text that is not such an object is an infra error naming `what`.
+Expected<Sample> decode_sample(std::string_view json, const std::string& what);
 
 // The value of the sample's metric `name`; nullopt when the sample lacks it, which is
 // "unknown", never 0.

@@ -37,11 +37,14 @@ Expected<proc::RunResult> run_checked(const std::vector<std::string>& argv, cons
     return result;
 }
 
-// meta is "key=value" lines; it records what the artifact is without a database.
+// meta is "key=value" lines of the artifact's fields; it records what the artifact is
+// without a database, in a format every rig that shares the cache reads.
 std::string meta_text(const Artifact& artifact) {
-    return "release=" + artifact.release + "\npackage=" + artifact.package +
-           "\npackage_version=" + artifact.package_version +
-           "\nimage_sha256=" + artifact.image_sha256 + "\n";
+    std::string text;
+    fields(artifact, [&](const char* name, const std::string& value) {
+        text += std::string(name) + "=" + value + "\n";
+    });
+    return text;
 }
 
 Artifact load_artifact(const fs::path& dir) {
@@ -53,15 +56,10 @@ Artifact load_artifact(const fs::path& dir) {
         size_t eq = line.find('=');
         if (eq == std::string::npos)
             continue;
-        std::string key = line.substr(0, eq), value = line.substr(eq + 1);
-        if (key == "release")
-            artifact.release = value;
-        else if (key == "package")
-            artifact.package = value;
-        else if (key == "package_version")
-            artifact.package_version = value;
-        else if (key == "image_sha256")
-            artifact.image_sha256 = value;
+        fields(artifact, [&](const char* name, std::string& value) {
+            if (line.compare(0, eq, name) == 0)
+                value = line.substr(eq + 1);
+        });
     }
     if (!artifact.release.empty() &&
         fs::exists(dir / "lib/modules" / artifact.release / "modules.dep"))

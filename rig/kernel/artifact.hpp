@@ -4,6 +4,7 @@
 
 #include "core/scenario.hpp"
 #include "util/error.hpp"
+#include "util/fields.hpp"
 
 #include <filesystem>
 #include <functional>
@@ -25,6 +26,16 @@ struct Artifact {
     std::string package;               // Debian package name, when fetched from one
     std::string package_version;
 };
+
+// What the artifact's folder records of it, declared once (util/fields.hpp): its meta file
+// holds these as key=value lines, and the database's row (run/kernel_records) takes the
+// fields of the same names. The paths and id follow from the folder.
+template <util::RecordOf<Artifact> A, class Visit> void fields(A& artifact, Visit&& visit) {
+    visit("release", artifact.release);
+    visit("package", artifact.package);
+    visit("package_version", artifact.package_version);
+    visit("image_sha256", artifact.image_sha256);
+}
 
 // Where kernels, initramfs images and build trees are kept between runs:
 // $RIG_CACHE, else $XDG_CACHE_HOME/rig, else ~/.cache/rig.

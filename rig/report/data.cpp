@@ -20,7 +20,7 @@ bool measured(core::Outcome outcome) {
 
 } // namespace
 
-void tally_sample(CellResult& result, const store::SampleRow& sample) {
+void tally_sample(CellResult& result, const core::Sample& sample) {
     ++result.samples;
     ++result.outcomes[std::string(core::to_string(sample.outcome))];
     const bool timed = measured(sample.outcome);
@@ -79,12 +79,7 @@ ReportData from_samples(const std::vector<core::Cell>& cells,
         auto it = index_of.find(sample.cell_id);
         if (it == index_of.end())
             continue;
-        tally_sample(data.cells[it->second],
-                     store::SampleRow{0, sample.cell_id, sample.outcome, sample.guest_seconds,
-                                      sample.wall_seconds, sample.host_cpu_percent,
-                                      sample.error_count, sample.warning_count,
-                                      sample.msize_negotiated, sample.cache_negotiated,
-                                      sample.metrics});
+        tally_sample(data.cells[it->second], sample);
     }
     for (CellResult& result : data.cells)
         finish(result);

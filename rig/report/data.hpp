@@ -62,8 +62,8 @@ struct CellResult {
     std::map<std::string, MetricValues, std::less<>> metrics; // by name
 };
 
-// A sample's contribution to its cell.
-void tally_sample(CellResult& result, const store::SampleRow& sample);
+// A sample's contribution to its cell: it reads only the fields a SampleRow holds.
+void tally_sample(CellResult& result, const core::Sample& sample);
 // Sorts durations, CPU figures and metric values and summarizes them.
 void finish(CellResult& result);
 

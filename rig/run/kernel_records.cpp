@@ -2,19 +2,21 @@
 // Kernel builds and artifacts as database records.
 #include "run/kernel_records.hpp"
 
+#include "util/fields.hpp"
+
 namespace rig::run {
 
 namespace {
 
-// What every artifact's row says, whatever made it.
+// What every artifact's row says, whatever made it: the fields both records list, by
+// name, and the paths of the artifact's files.
 store::KernelArtifact artifact_record(const kernel::Artifact& artifact, std::string cache_key,
                                       core::KernelSource source, const std::string& name) {
     store::KernelArtifact record;
+    util::copy_named_fields(artifact, record);
     record.cache_key = std::move(cache_key);
     record.source = source;
     record.name = name;
-    record.release = artifact.release;
-    record.image_sha256 = artifact.image_sha256;
     record.image_path = artifact.image.string();
     record.modules_path = artifact.modules_dir.string();
     return record;
@@ -51,11 +53,8 @@ Expected<void> record_build(store::Database& db, const kernel::BuildResult& resu
 
 Expected<void> record_prebuilt(store::Database& db, const kernel::Artifact& artifact,
                                const core::Kernel& kernel) {
-    store::KernelArtifact record =
-        artifact_record(artifact, artifact.id, kernel.source, kernel.name);
-    record.package = artifact.package;
-    record.package_version = artifact.package_version;
-    RIG_TRY(db.add_kernel_artifact(record));
+    RIG_TRY(
+        db.add_kernel_artifact(artifact_record(artifact, artifact.id, kernel.source, kernel.name)));
     return {};
 }
 

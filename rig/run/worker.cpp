@@ -11,6 +11,8 @@
 #include "vm/libvirt.hpp"
 #include "vm/qemu.hpp"
 
+#include <set>
+#include <string_view>
 #include <unistd.h>
 
 namespace rig::run {
@@ -47,62 +49,6 @@ Expected<json> read_json(const fs::path& path, int format) {
 
 std::string backend_name(core::Backend backend) {
     return backend == core::Backend::libvirt ? "libvirt" : "qemu";
-}
-
-json lines_json(const std::vector<core::ErrorLine>& lines) {
-    json out = json::array();
-    for (const core::ErrorLine& line : lines)
-        out.push_back({{"severity", line.severity == core::Severity::error ? "error" : "warning"},
-                       {"source", line.source},
-                       {"line", line.line},
-                       {"signature", line.signature}});
-    return out;
-}
-
-json metrics_json(const std::vector<core::Metric>& metrics) {
-    json out = json::array();
-    for (const core::Metric& metric : metrics)
-        out.push_back({{"name", metric.name}, {"value", metric.value}, {"unit", metric.unit}});
-    return out;
-}
-
-core::Sample sample_from(const json& value) {
-    core::Sample sample;
-    sample.cell_id = value.at("cell_id").get<std::string>();
-    sample.repetition = value.at("repetition").get<int>();
-    sample.outcome = core::parse_outcome(value.at("outcome").get<std::string>())
-                         .value_or(core::Outcome::infra_error);
-    sample.accel = value.at("accel").get<std::string>();
-    sample.kernel_artifact = value.at("kernel_artifact").get<std::string>();
-    sample.guest_seconds = value.at("guest_seconds").get<double>();
-    sample.wall_seconds = value.at("wall_seconds").get<double>();
-    sample.total_seconds = value.at("total_seconds").get<double>();
-    sample.qemu_cpu_seconds = value.at("qemu_cpu_seconds").get<double>();
-    sample.helper_cpu_seconds = value.at("helper_cpu_seconds").get<double>();
-    sample.host_cpu_seconds = value.at("host_cpu_seconds").get<double>();
-    sample.host_cpu_percent = value.at("host_cpu_percent").get<double>();
-    sample.mount_requested = value.at("mount_requested").get<std::string>();
-    sample.mount_negotiated = value.at("mount_negotiated").get<std::string>();
-    if (!value.at("msize_negotiated").is_null())
-        sample.msize_negotiated = value.at("msize_negotiated").get<uint64_t>();
-    sample.cache_negotiated = value.at("cache_negotiated").get<std::string>();
-    sample.exit_status = value.at("exit_status").get<int>();
-    sample.error_count = value.at("error_count").get<int>();
-    sample.warning_count = value.at("warning_count").get<int>();
-    sample.evidence = value.at("evidence").get<std::string>();
-    sample.started_at = value.at("started_at").get<std::string>();
-    sample.cpus = value.value("cpus", std::string());
-    for (const json& line : value.at("lines"))
-        sample.lines.push_back(
-            {line.at("severity").get<std::string>() == "error" ? core::Severity::error
-                                                               : core::Severity::warning,
-             line.at("source").get<std::string>(), line.at("line").get<std::string>(),
-             line.at("signature").get<std::string>()});
-    for (const json& metric : value.at("metrics"))
-        sample.metrics.push_back({metric.at("name").get<std::string>(),
-                                  metric.at("value").get<double>(),
-                                  metric.at("unit").get<std::string>()});
-    return sample;
 }
 
 std::string node_name() {
@@ -154,43 +100,26 @@ Expected<SampleJob> read_job(const fs::path& path) {
 
 Expected<void> write_record(const fs::path& path, const core::Sample& sample,
                             const std::string& node) {
-    json value{{"format", k_record_format},
-               {"node", node},
-               {"cell_id", sample.cell_id},
-               {"repetition", sample.repetition},
-               {"outcome", std::string(core::to_string(sample.outcome))},
-               {"accel", sample.accel},
-               {"kernel_artifact", sample.kernel_artifact},
-               {"guest_seconds", sample.guest_seconds},
-               {"wall_seconds", sample.wall_seconds},
-               {"total_seconds", sample.total_seconds},
-               {"qemu_cpu_seconds", sample.qemu_cpu_seconds},
-               {"helper_cpu_seconds", sample.helper_cpu_seconds},
-               {"host_cpu_seconds", sample.host_cpu_seconds},
-               {"host_cpu_percent", sample.host_cpu_percent},
-               {"mount_requested", sample.mount_requested},
-               {"mount_negotiated", sample.mount_negotiated},
-               {"msize_negotiated",
-                sample.msize_negotiated ? json(*sample.msize_negotiated) : json(nullptr)},
-               {"cache_negotiated", sample.cache_negotiated},
-               {"exit_status", sample.exit_status},
-               {"error_count", sample.error_count},
-               {"warning_count", sample.warning_count},
-               {"evidence", sample.evidence},
-               {"started_at", sample.started_at},
-               {"cpus", sample.cpus},
-               {"lines", lines_json(sample.lines)},
-               {"metrics", metrics_json(sample.metrics)}};
+    // The sample's own fields beside the record's two: the file reads as it always has.
+    json value{{"format", k_record_format}, {"node", node}};
+    value.update(json::parse(core::encode(sample)));
     return write_json(path, value);
 }
 
 Expected<core::Sample> read_record(const fs::path& path) {
     json value = RIG_TRY(read_json(path, k_record_format));
-    try {
-        return sample_from(value);
-    } catch (const json::exception& e) {
-        return fail(ErrorKind::infra, path.string() + ": not a whole record: " + e.what());
-    }
+    // Every field a worker of this format writes must be there: a record without one was
+    // not written by rig. Fields added since read as their defaults from older workers.
+    static const std::set<std::string_view> k_added_since_format_1 = {"cpus"};
+    core::Sample sample;
+    std::string missing;
+    core::fields(sample, [&](const char* name, const auto&) {
+        if (missing.empty() && !value.contains(name) && !k_added_since_format_1.contains(name))
+            missing = name;
+    });
+    if (!missing.empty())
+        return fail(ErrorKind::infra, path.string() + ": not a whole record: no " + missing);
+    return core::decode_sample(value.dump(), path.string());
 }
 
 Expected<core::Sample> run_job(const SampleJob& job, const std::atomic<bool>& interrupted) {

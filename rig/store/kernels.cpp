@@ -4,40 +4,25 @@
 
 namespace rig::store {
 
-namespace {
-
-std::optional<core::KernelSource> parse_kernel_source(std::string_view text) {
-    for (auto source :
-         {core::KernelSource::debian, core::KernelSource::image, core::KernelSource::git})
-        if (to_string(source) == text)
-            return source;
-    return std::nullopt;
-}
-
-const char* const k_artifact_columns =
-    "id, cache_key, source, name, \"release\", package, package_version, \"commit\", "
-    "config_hash, compiler, image_sha256, image_path, modules_path, created_at";
-
-} // namespace
-
 Expected<int64_t> Database::add_kernel_artifact(const KernelArtifact& artifact) {
-    const std::string sql =
-        std::string("INSERT INTO kernel_artifacts (cache_key, source, name, \"release\", package, "
-                    "package_version, \"commit\", config_hash, compiler, image_sha256, image_path, "
-                    "modules_path, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                    "?11, ?12, COALESCE(NULLIF(?13, ''), ") +
-        k_now +
-        ")) ON CONFLICT (cache_key) DO UPDATE SET source = excluded.source, "
-        "name = excluded.name, \"release\" = excluded.\"release\", package = excluded.package, "
-        "package_version = excluded.package_version, \"commit\" = excluded.\"commit\", "
-        "config_hash = excluded.config_hash, compiler = excluded.compiler, "
-        "image_sha256 = excluded.image_sha256, image_path = excluded.image_path, "
-        "modules_path = excluded.modules_path, created_at = excluded.created_at RETURNING id";
-    auto statement = RIG_TRY(Statement::prepare(*m_impl, sql));
-    statement.bind(artifact.cache_key, to_string(artifact.source), artifact.name, artifact.release,
-                   artifact.package, artifact.package_version, artifact.commit,
-                   artifact.config_hash, artifact.compiler, artifact.image_sha256,
-                   artifact.image_path, artifact.modules_path, artifact.created_at);
+    // Built from the field list: created_at "" stores now, and a second artifact of one
+    // cache key replaces the first's every column.
+    std::string values, updates;
+    int index = 0;
+    for (const std::string& name : column_names<KernelArtifact>()) {
+        const std::string parameter = "?" + std::to_string(++index);
+        values += (index > 1 ? ", " : "") +
+                  (name == "created_at"
+                       ? "COALESCE(NULLIF(" + parameter + ", ''), " + std::string(k_now) + ")"
+                       : parameter);
+        if (name != "cache_key")
+            updates += (updates.empty() ? "\"" : ", \"") + name + "\" = excluded.\"" + name + "\"";
+    }
+    auto statement = RIG_TRY(Statement::prepare(
+        *m_impl, "INSERT INTO kernel_artifacts (" + column_list<KernelArtifact>() + ") VALUES (" +
+                     values + ") ON CONFLICT (cache_key) DO UPDATE SET " + updates +
+                     " RETURNING id"));
+    bind_fields(statement, 1, artifact);
     RIG_TRY(statement.step());
     const int64_t id = statement.integer(0);
     // RETURNING hands the row over before the statement is done; finishing it commits.
@@ -48,44 +33,31 @@ Expected<int64_t> Database::add_kernel_artifact(const KernelArtifact& artifact) 
 namespace {
 
 Expected<KernelArtifact> artifact_from_row(Impl& db, const Statement& statement) {
-    auto source = parse_kernel_source(statement.text(2));
-    if (!source)
-        return tl::unexpected(db.error("kernel artifact " + statement.text(1),
-                                       "unknown source '" + statement.text(2) + "'"));
     KernelArtifact artifact;
     artifact.id = statement.integer(0);
-    artifact.cache_key = statement.text(1);
-    artifact.source = *source;
-    artifact.name = statement.text(3);
-    artifact.release = statement.text(4);
-    artifact.package = statement.text(5);
-    artifact.package_version = statement.text(6);
-    artifact.commit = statement.text(7);
-    artifact.config_hash = statement.text(8);
-    artifact.compiler = statement.text(9);
-    artifact.image_sha256 = statement.text(10);
-    artifact.image_path = statement.text(11);
-    artifact.modules_path = statement.text(12);
-    artifact.created_at = statement.text(13);
+    RIG_TRY(read_fields(db, "kernel artifact " + statement.text(1), statement, 1, artifact));
     return artifact;
+}
+
+const std::string& artifact_columns() {
+    static const std::string columns = "id, " + column_list<KernelArtifact>();
+    return columns;
 }
 
 } // namespace
 
 Expected<std::optional<KernelArtifact>>
 Database::find_kernel_artifact(const std::string& cache_key) {
-    auto statement =
-        RIG_TRY(Statement::prepare(*m_impl, std::string("SELECT ") + k_artifact_columns +
-                                                " FROM kernel_artifacts WHERE cache_key = ?1"));
+    auto statement = RIG_TRY(Statement::prepare(
+        *m_impl, "SELECT " + artifact_columns() + " FROM kernel_artifacts WHERE cache_key = ?1"));
     if (!RIG_TRY(statement.bind(cache_key).step()))
         return std::nullopt;
     return RIG_TRY(artifact_from_row(*m_impl, statement));
 }
 
 Expected<std::vector<KernelArtifact>> Database::kernel_artifacts() {
-    auto statement =
-        RIG_TRY(Statement::prepare(*m_impl, std::string("SELECT ") + k_artifact_columns +
-                                                " FROM kernel_artifacts ORDER BY id"));
+    auto statement = RIG_TRY(Statement::prepare(*m_impl, "SELECT " + artifact_columns() +
+                                                             " FROM kernel_artifacts ORDER BY id"));
     std::vector<KernelArtifact> artifacts;
     while (RIG_TRY(statement.step()))
         artifacts.push_back(RIG_TRY(artifact_from_row(*m_impl, statement)));

@@ -10,49 +10,11 @@ namespace rig::store {
 
 namespace {
 
-std::string_view to_string(core::Severity severity) {
-    return severity == core::Severity::warning ? "warning" : "error";
-}
-
-const char* const k_sample_columns =
-    "cell_id, repetition, outcome, accel, kernel_artifact, guest_seconds, wall_seconds, "
-    "total_seconds, qemu_cpu_seconds, helper_cpu_seconds, host_cpu_seconds, host_cpu_percent, "
-    "mount_requested, mount_negotiated, msize_negotiated, cache_negotiated, exit_status, "
-    "error_count, warning_count, evidence, started_at, cpus";
-
-Expected<core::Sample> read_sample(Impl& db, const Statement& row) {
-    core::Sample sample;
-    sample.id = row.integer(0);
-    sample.cell_id = row.text(1);
-    sample.repetition = static_cast<int>(row.integer(2));
-    std::string outcome = row.text(3);
-    auto parsed = core::parse_outcome(outcome);
-    if (!parsed)
-        return tl::unexpected(
-            db.error("sample " + std::to_string(sample.id), "unknown outcome '" + outcome + "'"));
-    sample.outcome = *parsed;
-    sample.accel = row.text(4);
-    sample.kernel_artifact = row.text(5);
-    sample.guest_seconds = row.real(6);
-    sample.wall_seconds = row.real(7);
-    sample.total_seconds = row.real(8);
-    sample.qemu_cpu_seconds = row.real(9);
-    sample.helper_cpu_seconds = row.real(10);
-    sample.host_cpu_seconds = row.real(11);
-    sample.host_cpu_percent = row.real(12);
-    sample.mount_requested = row.text(13);
-    sample.mount_negotiated = row.text(14);
-    if (auto msize = row.optional_integer(15))
-        sample.msize_negotiated = static_cast<uint64_t>(*msize);
-    sample.cache_negotiated = row.text(16);
-    sample.exit_status = static_cast<int>(row.integer(17));
-    sample.error_count = static_cast<int>(row.integer(18));
-    sample.warning_count = static_cast<int>(row.integer(19));
-    sample.evidence = row.text(20);
-    sample.started_at = row.text(21);
-    sample.cpus = row.text(22);
-    return sample;
-}
+// The columns a report reads of each sample (SampleRow), in the order of the covering
+// index samples_for_reports; each is a field of core::Sample's list.
+const std::vector<std::string> k_report_columns = {
+    "cell_id",     "outcome",       "guest_seconds",    "wall_seconds",    "host_cpu_percent",
+    "error_count", "warning_count", "msize_negotiated", "cache_negotiated"};
 
 } // namespace
 
@@ -75,33 +37,31 @@ Expected<int64_t> Database::add_sample(int64_t run_id, const core::Sample& sampl
         RIG_TRY(execute(db, "DELETE FROM samples WHERE id = ?1", existing.integer(0)));
     }
 
-    RIG_TRY(execute(db,
-                    std::string("INSERT INTO samples (run_id, ") + k_sample_columns +
-                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-                        "?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
-                    run_id, sample.cell_id, sample.repetition, core::to_string(sample.outcome),
-                    sample.accel, sample.kernel_artifact, sample.guest_seconds, sample.wall_seconds,
-                    sample.total_seconds, sample.qemu_cpu_seconds, sample.helper_cpu_seconds,
-                    sample.host_cpu_seconds, sample.host_cpu_percent, sample.mount_requested,
-                    sample.mount_negotiated, sample.msize_negotiated, sample.cache_negotiated,
-                    sample.exit_status, sample.error_count, sample.warning_count, sample.evidence,
-                    sample.started_at, sample.cpus));
+    auto insert = RIG_TRY(
+        Statement::prepare(db, "INSERT INTO samples (run_id, " + column_list<core::Sample>() +
+                                   ") VALUES (?1, " + placeholders<core::Sample>(2) + ")"));
+    insert.bind(run_id);
+    bind_fields(insert, 2, sample);
+    RIG_TRY(insert.run());
     const int64_t sample_id = sqlite3_last_insert_rowid(db.m_db);
 
     auto line = RIG_TRY(Statement::prepare(
-        db, "INSERT INTO error_lines (sample_id, severity, source, line, signature) "
-            "VALUES (?1, ?2, ?3, ?4, ?5)"));
+        db, "INSERT INTO error_lines (sample_id, " + column_list<core::ErrorLine>() +
+                ") VALUES (?1, " + placeholders<core::ErrorLine>(2) + ")"));
     for (const auto& error_line : sample.lines) {
         line.reset();
-        RIG_TRY(line.bind(sample_id, to_string(error_line.severity), error_line.source,
-                          error_line.line, error_line.signature)
-                    .run());
+        line.bind(sample_id);
+        bind_fields(line, 2, error_line);
+        RIG_TRY(line.run());
     }
-    auto metric = RIG_TRY(Statement::prepare(
-        db, "INSERT INTO metrics (sample_id, name, value, unit) VALUES (?1, ?2, ?3, ?4)"));
+    auto metric = RIG_TRY(
+        Statement::prepare(db, "INSERT INTO metrics (sample_id, " + column_list<core::Metric>() +
+                                   ") VALUES (?1, " + placeholders<core::Metric>(2) + ")"));
     for (const auto& m : sample.metrics) {
         metric.reset();
-        RIG_TRY(metric.bind(sample_id, m.name, m.value, m.unit).run());
+        metric.bind(sample_id);
+        bind_fields(metric, 2, m);
+        RIG_TRY(metric.run());
     }
 
     RIG_TRY(transaction.commit());
@@ -116,32 +76,33 @@ Expected<std::vector<core::Sample>> Database::samples(int64_t run_id) {
     std::vector<core::Sample> out;
     std::unordered_map<int64_t, size_t> index_of;
     auto select =
-        RIG_TRY(Statement::prepare(db, std::string("SELECT id, ") + k_sample_columns +
+        RIG_TRY(Statement::prepare(db, "SELECT id, " + column_list<core::Sample>() +
                                            " FROM samples WHERE run_id = ?1 ORDER BY id"));
     select.bind(run_id);
     while (RIG_TRY(select.step())) {
-        out.push_back(RIG_TRY(read_sample(db, select)));
-        index_of[out.back().id] = out.size() - 1;
+        core::Sample& sample = out.emplace_back();
+        sample.id = select.integer(0);
+        RIG_TRY(read_fields(db, "sample " + std::to_string(sample.id), select, 1, sample));
+        index_of[sample.id] = out.size() - 1;
     }
 
     auto lines = RIG_TRY(Statement::prepare(
-        db, "SELECT l.sample_id, l.severity, l.source, l.line, l.signature FROM error_lines l "
-            "JOIN samples s ON s.id = l.sample_id WHERE s.run_id = ?1 ORDER BY l.id"));
+        db, "SELECT l.sample_id, " + column_list<core::ErrorLine>("l.") +
+                " FROM error_lines l JOIN samples s ON s.id = l.sample_id WHERE s.run_id = ?1 "
+                "ORDER BY l.id"));
     lines.bind(run_id);
-    while (RIG_TRY(lines.step())) {
-        auto severity =
-            lines.text(1) == "warning" ? core::Severity::warning : core::Severity::error;
-        out[index_of.at(lines.integer(0))].lines.push_back(
-            core::ErrorLine{severity, lines.text(2), lines.text(3), lines.text(4)});
-    }
+    while (RIG_TRY(lines.step()))
+        RIG_TRY(read_fields(db, "error lines", lines, 1,
+                            out[index_of.at(lines.integer(0))].lines.emplace_back()));
 
     auto metrics = RIG_TRY(Statement::prepare(
-        db, "SELECT m.sample_id, m.name, m.value, m.unit FROM metrics m "
-            "JOIN samples s ON s.id = m.sample_id WHERE s.run_id = ?1 ORDER BY m.id"));
+        db, "SELECT m.sample_id, " + column_list<core::Metric>("m.") +
+                " FROM metrics m JOIN samples s ON s.id = m.sample_id WHERE s.run_id = ?1 "
+                "ORDER BY m.id"));
     metrics.bind(run_id);
     while (RIG_TRY(metrics.step()))
-        out[index_of.at(metrics.integer(0))].metrics.push_back(
-            core::Metric{metrics.text(1), metrics.real(2), metrics.text(3)});
+        RIG_TRY(read_fields(db, "metrics", metrics, 1,
+                            out[index_of.at(metrics.integer(0))].metrics.emplace_back()));
 
     RIG_TRY(transaction.commit());
     return out;
@@ -172,9 +133,13 @@ std::vector<std::string> distinct_prefixes(std::vector<std::string> prefixes) {
 // the table's usual case, needs no VALUES table, which costs a scan per sample; SQLite
 // finds no range in an OR of ranges.
 std::string metrics_join(const std::vector<std::string>& prefixes) {
-    if (prefixes.empty())
-        return "NULL, NULL, NULL FROM samples s";
-    const std::string columns = "m.name, m.value, m.unit FROM samples s ";
+    if (prefixes.empty()) {
+        std::string nulls;
+        for (size_t i = 0; i < column_names<core::Metric>().size(); ++i)
+            nulls += i ? ", NULL" : "NULL";
+        return nulls + " FROM samples s";
+    }
+    const std::string columns = column_list<core::Metric>("m.") + " FROM samples s ";
     if (prefixes.front().empty())
         return columns + "LEFT JOIN metrics m ON m.sample_id = s.id";
     if (prefixes.size() == 1)
@@ -197,18 +162,28 @@ Expected<void> Database::sample_facts(const std::vector<int64_t>& run_ids,
     // table as the outer loop, so a sample's rows arrive together; both sides are read
     // from covering indexes (samples_for_reports, metrics_for_reports).
     const auto prefixes = distinct_prefixes(metric_prefixes);
-    auto select = RIG_TRY(Statement::prepare(
-        *m_impl, "SELECT s.id, s.run_id, s.cell_id, s.outcome, s.guest_seconds, "
-                 "s.wall_seconds, s.host_cpu_percent, s.error_count, s.warning_count, "
-                 "s.msize_negotiated, s.cache_negotiated, " +
-                     metrics_join(prefixes) +
-                     " WHERE s.run_id IN (SELECT value FROM json_each(?1))"));
+    std::string report_columns;
+    for (const std::string& name : k_report_columns)
+        report_columns += "s.\"" + name + "\", ";
+    auto select = RIG_TRY(Statement::prepare(*m_impl, "SELECT s.id, s.run_id, " + report_columns +
+                                                          metrics_join(prefixes) +
+                                                          " WHERE s.run_id IN (SELECT value "
+                                                          "FROM json_each(?1))"));
     select.bind(id_array(run_ids));
     if (!prefixes.empty() && !prefixes.front().empty())
         for (size_t i = 0; i < prefixes.size(); ++i)
             select.bind_at(static_cast<int>(i + 2), prefixes[i]);
-    // Outcomes repeat; parse each spelling once rather than once per sample.
-    std::map<std::string, core::Outcome, std::less<>> outcomes;
+    // Each field's column in the select, or -1 for the fields a report does not read;
+    // found once, not once per sample.
+    constexpr int k_first = 2;
+    std::vector<int> column_of;
+    for (const std::string& name : column_names<core::Sample>()) {
+        auto it = std::find(k_report_columns.begin(), k_report_columns.end(), name);
+        column_of.push_back(it == k_report_columns.end()
+                                ? -1
+                                : k_first + static_cast<int>(it - k_report_columns.begin()));
+    }
+    const int first_metric = k_first + static_cast<int>(k_report_columns.size());
     SampleRow facts;
     std::optional<int64_t> sample_id;
     while (RIG_TRY(select.step())) {
@@ -218,34 +193,23 @@ Expected<void> Database::sample_facts(const std::vector<int64_t>& run_ids,
                 visit(facts);
             sample_id = id;
             facts.run_id = select.integer(1);
-            facts.cell_id = select.text(2);
-            const auto* outcome_text =
-                reinterpret_cast<const char*>(sqlite3_column_text(select.handle(), 3));
-            std::string_view outcome = outcome_text ? outcome_text : "";
-            auto known = outcomes.find(outcome);
-            if (known == outcomes.end()) {
-                auto parsed = core::parse_outcome(outcome);
-                if (!parsed)
-                    return tl::unexpected(
-                        m_impl->error("samples of run " + std::to_string(facts.run_id),
-                                      "unknown outcome '" + std::string(outcome) + "'"));
-                known = outcomes.emplace(std::string(outcome), *parsed).first;
-            }
-            facts.outcome = known->second;
-            facts.guest_seconds = select.real(4);
-            facts.wall_seconds = select.real(5);
-            facts.host_cpu_percent = select.real(6);
-            facts.error_count = static_cast<int>(select.integer(7));
-            facts.warning_count = static_cast<int>(select.integer(8));
-            facts.msize_negotiated.reset();
-            if (auto msize = select.optional_integer(9))
-                facts.msize_negotiated = static_cast<uint64_t>(*msize);
-            facts.cache_negotiated = select.text(10);
+            size_t field = 0;
+            std::optional<int> unknown;
+            visit_columns(static_cast<core::Sample&>(facts), [&](const char*, auto& member) {
+                const int column = column_of[field++];
+                if (column >= 0 && !read_column(select, column, member) && !unknown)
+                    unknown = column;
+            });
+            if (unknown)
+                return tl::unexpected(m_impl->error(
+                    "samples of run " + std::to_string(facts.run_id),
+                    "unknown " + std::string(sqlite3_column_name(select.handle(), *unknown)) +
+                        " '" + select.text(*unknown) + "'"));
             facts.metrics.clear();
         }
-        if (sqlite3_column_type(select.handle(), 11) != SQLITE_NULL)
-            facts.metrics.push_back(
-                core::Metric{select.text(11), select.real(12), select.text(13)});
+        if (sqlite3_column_type(select.handle(), first_metric) != SQLITE_NULL)
+            RIG_TRY(read_fields(*m_impl, "metrics", select, first_metric,
+                                facts.metrics.emplace_back()));
     }
     if (sample_id)
         visit(facts);

@@ -9,6 +9,28 @@
 
 namespace rig::store {
 
+bool parse_word(std::string_view text, core::Outcome& out) {
+    auto parsed = core::parse_outcome(text);
+    if (parsed)
+        out = *parsed;
+    return parsed.has_value();
+}
+
+bool parse_word(std::string_view text, core::KernelSource& out) {
+    for (auto source :
+         {core::KernelSource::debian, core::KernelSource::image, core::KernelSource::git})
+        if (core::to_string(source) == text) {
+            out = source;
+            return true;
+        }
+    return false;
+}
+
+bool parse_word(std::string_view text, core::Severity& out) {
+    out = core::parse_severity(text).value_or(core::Severity::error);
+    return true;
+}
+
 std::string statement_summary(std::string_view sql) {
     std::string out;
     for (char c : sql) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "store/store.hpp"
+#include "util/fields.hpp"
 
 #include <chrono>
 #include <concepts>
@@ -12,7 +13,9 @@
 #include <sqlite3.h>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace rig::store {
 
@@ -164,6 +167,10 @@ private:
     }
     void bind_one(int index, const std::string& value) { bind_one(index, std::string_view(value)); }
     void bind_one(int index, const char* value) { bind_one(index, std::string_view(value)); }
+    // Enums are stored as their words.
+    template <typename E>
+    requires std::is_enum_v<E>
+    void bind_one(int index, E value) { bind_one(index, to_string(value)); }
     template <typename T> void bind_one(int index, const std::optional<T>& value) {
         if (value)
             bind_one(index, *value);
@@ -215,6 +222,92 @@ private:
     explicit Transaction(Impl& db) : m_db(&db) {}
     Impl* m_db;
 };
+
+// The words of the enums records store, read back: false for text none of the words.
+bool parse_word(std::string_view text, core::Outcome& out);
+bool parse_word(std::string_view text, core::KernelSource& out);
+// Any word but "warning" is an error line, as rig has always read them.
+bool parse_word(std::string_view text, core::Severity& out);
+
+// A record with a field list (util/fields.hpp) as a table's row: each field is the
+// column of its name, except lists, which are child tables of their own.
+template <class Record, class Visit> void visit_columns(Record& record, Visit&& visit) {
+    fields(record, [&](const char* name, auto& member) {
+        if constexpr (!util::k_is_vector<std::remove_cvref_t<decltype(member)>>)
+            visit(name, member);
+    });
+}
+
+template <class Record> std::vector<std::string> column_names() {
+    Record record;
+    std::vector<std::string> names;
+    visit_columns(record, [&](const char* name, auto&) { names.emplace_back(name); });
+    return names;
+}
+
+// The columns as a select or insert lists them, each after `prefix` ("s.") and quoted:
+// some names (release, commit) are SQL keywords.
+template <class Record> std::string column_list(std::string_view prefix = "") {
+    std::string out;
+    for (const std::string& name : column_names<Record>())
+        out += (out.empty() ? "" : ", ") + std::string(prefix) + "\"" + name + "\"";
+    return out;
+}
+
+// "?first, ?first+1, ..." for the record's columns.
+template <class Record> std::string placeholders(int first) {
+    std::string out;
+    const size_t count = column_names<Record>().size();
+    for (size_t i = 0; i < count; ++i)
+        out += (i ? ", ?" : "?") + std::to_string(first + static_cast<int>(i));
+    return out;
+}
+
+// Binds the record's columns to ?first, ?first+1, ... in the list's order.
+template <class Record> void bind_fields(Statement& statement, int first, const Record& record) {
+    int index = first;
+    visit_columns(record,
+                  [&](const char*, const auto& member) { statement.bind_at(index++, member); });
+}
+
+// Reads one column into a field, as bind_fields wrote it; false for an enum column that
+// holds none of the enum's words.
+template <class T> bool read_column(const Statement& row, int column, T& member) {
+    if constexpr (std::is_same_v<T, std::string>)
+        member = row.text(column);
+    else if constexpr (std::is_enum_v<T>)
+        return parse_word(row.text(column), member);
+    else if constexpr (std::is_floating_point_v<T>)
+        member = row.real(column);
+    else if constexpr (std::is_integral_v<T>)
+        member = static_cast<T>(row.integer(column));
+    else if constexpr (util::k_is_optional<T>) {
+        member.reset();
+        if (auto value = row.optional_integer(column))
+            member = static_cast<typename T::value_type>(*value);
+    } else
+        static_assert(!sizeof(T), "a field type the database cannot hold");
+    return true;
+}
+
+// Reads the record's columns from column `first` on, in the list's order; an enum column
+// that holds none of its words is an error naming the column, the word and `what`.
+template <class Record>
+Expected<void> read_fields(Impl& db, const std::string& what, const Statement& row, int first,
+                           Record& record) {
+    int column = first;
+    std::optional<int> unknown;
+    visit_columns(record, [&](const char*, auto& member) {
+        if (!read_column(row, column, member) && !unknown)
+            unknown = column;
+        ++column;
+    });
+    if (unknown)
+        return tl::unexpected(db.error(what, std::string("unknown ") +
+                                                 sqlite3_column_name(row.handle(), *unknown) +
+                                                 " '" + row.text(*unknown) + "'"));
+    return {};
+}
 
 // A status word read back: text none of rig's words is an error naming the column.
 template <typename T> Expected<T> stored(Expected<T> parsed, const char* column) {

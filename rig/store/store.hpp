@@ -9,6 +9,7 @@
 #include "core/scenario.hpp"
 #include "core/status.hpp"
 #include "util/error.hpp"
+#include "util/fields.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -59,20 +60,30 @@ struct KernelArtifact {
     std::string created_at;   // ISO 8601 UTC; "" = now
 };
 
+// The columns of kernel_artifacts, declared once (util/fields.hpp); id is the row's.
+template <util::RecordOf<KernelArtifact> A, class Visit> void fields(A& artifact, Visit&& visit) {
+    visit("cache_key", artifact.cache_key);
+    visit("source", artifact.source);
+    visit("name", artifact.name);
+    visit("release", artifact.release);
+    visit("package", artifact.package);
+    visit("package_version", artifact.package_version);
+    visit("commit", artifact.commit);
+    visit("config_hash", artifact.config_hash);
+    visit("compiler", artifact.compiler);
+    visit("image_sha256", artifact.image_sha256);
+    visit("image_path", artifact.image_path);
+    visit("modules_path", artifact.modules_path);
+    visit("created_at", artifact.created_at);
+}
+
 // What a report needs of one sample, without its lines and evidence, so that a report
-// over a million samples reads only these columns and the sample's metrics.
-struct SampleRow {
+// over a million samples reads only these columns and the sample's metrics: of the
+// sample's fields, cell_id, outcome, guest_seconds, wall_seconds, host_cpu_percent,
+// error_count, warning_count, msize_negotiated, cache_negotiated and the metrics (sorted
+// by name) are read; the others keep their defaults.
+struct SampleRow : core::Sample {
     int64_t run_id = 0;
-    std::string cell_id;
-    core::Outcome outcome = core::Outcome::infra_error;
-    double guest_seconds = 0;
-    double wall_seconds = 0;
-    double host_cpu_percent = 0;
-    int error_count = 0;
-    int warning_count = 0;
-    std::optional<uint64_t> msize_negotiated;
-    std::string cache_negotiated;
-    std::vector<core::Metric> metrics; // sorted by name
 };
 
 // The Debian package one kernel of a run was resolved to, and how many samples ran on it:
@@ -138,7 +149,7 @@ struct BisectInfo {
     std::string bad;
     std::string criterion; // as given: errors, signature:REGEX, duration:+10%
     core::BisectStatus status = core::BisectStatus::running;
-    std::string state;   // the bisect's settings as key=value lines, owned by bisect/
+    std::string state;   // the bisect's settings as JSON, owned by bisect/
     std::string culprit; // "" until found
     std::string message; // why it stopped, when it stopped without a culprit
     std::string created_at;

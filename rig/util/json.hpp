@@ -4,6 +4,8 @@
 // has one home like every other.
 #pragma once
 
+#include "util/fields.hpp"
+
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -25,6 +27,41 @@ inline std::string json_text(const Json& json, int indent = 2) {
 // become U+FFFD, as in json_text.
 inline std::string json_line(const Json& json) {
     return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// A record with a field list (util/fields.hpp) as a JSON object, each field under its
+// name. Members convert through the library, rig's enums through their to_json beside
+// the record; an empty optional is null.
+template <class Record> SortedJson fields_to_json(const Record& record) {
+    SortedJson out = SortedJson::object();
+    fields(record, [&](const char* name, const auto& member) {
+        using T = std::remove_cvref_t<decltype(member)>;
+        if constexpr (k_is_optional<T>)
+            out[name] = member ? SortedJson(*member) : SortedJson(nullptr);
+        else
+            out[name] = member;
+    });
+    return out;
+}
+
+// The inverse. A key the object lacks leaves its field at the default, so that JSON
+// written before a field was added still reads; a value of the wrong type throws the
+// library's exception, for the caller to stop at its border.
+template <class Record> void fields_from_json(const SortedJson& json, Record& record) {
+    fields(record, [&](const char* name, auto& member) {
+        using T = std::remove_cvref_t<decltype(member)>;
+        auto it = json.find(name);
+        if (it == json.end())
+            return;
+        if constexpr (k_is_optional<T>) {
+            if (it->is_null())
+                member.reset();
+            else
+                member = it->template get<typename T::value_type>();
+        } else {
+            it->get_to(member);
+        }
+    });
 }
 
 } // namespace rig::util

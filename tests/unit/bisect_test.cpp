@@ -7,6 +7,7 @@
 #include "bisect/git.hpp"
 #include "bisect/verdict.hpp"
 #include "core/evidence.hpp"
+#include "full_records.hpp"
 #include "git_run.hpp"
 #include "proc/process.hpp"
 #include "store/store.hpp"
@@ -485,6 +486,41 @@ TEST(BisectGit, BisectsInItsOwnRepositoryAndSkipsGiveARange) {
     std::string text((std::istreambuf_iterator<char>(in)), {});
     EXPECT_NE(text.find("Subject: [PATCH] Revert \"c5\""), std::string::npos) << text;
     EXPECT_NE(text.find("deleted file mode"), std::string::npos) << text;
+}
+
+TEST(BisectSettings, EveryFieldOfTheListRoundTripsAsJson) {
+    StartOptions options;
+    options.scenario = "/x/s.yaml";
+    options.cell = "cache=mmap,fs=9p";
+    options.samples = 4;
+    options.confidence = 0.987654321;
+    options.max_samples = 11;
+    options.infra_retries = 5;
+    options.verify_revert = true;
+    options.jobs = 2;
+    ASSERT_EQ(rig::test::fields_left_default(options), "");
+    const std::string text = encode_settings(options);
+    EXPECT_EQ(text.front(), '{') << text;
+    auto back = decode_settings(text);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(rig::test::fields_differing(*back, options), "") << "confidence exactly too";
+}
+
+TEST(BisectSettings, KeyValueLinesOfOlderBisectsRead) {
+    auto back = decode_settings("scenario=/x/s.yaml\ncell=cache=mmap\nsamples=4\n"
+                                "confidence=0.9\nmax_samples=12\ninfra_retries=2\n"
+                                "verify_revert=1\njobs=3\n");
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->scenario, "/x/s.yaml");
+    EXPECT_EQ(back->cell, "cache=mmap");
+    EXPECT_EQ(back->samples, 4);
+    EXPECT_DOUBLE_EQ(back->confidence, 0.9);
+    EXPECT_EQ(back->max_samples, 12);
+    EXPECT_EQ(back->infra_retries, 2);
+    EXPECT_TRUE(back->verify_revert);
+    EXPECT_EQ(back->jobs, 3);
+    EXPECT_FALSE(decode_settings("samples=many\n"));
+    EXPECT_FALSE(decode_settings("{\"samples\": \"many\"}"));
 }
 
 TEST(BisectSettings, RoundTripAndCellSelection) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Git kernel builds against a stand-in kernel tree (tests/data/kernel/fake-tree) in a real
 // git repository: cache keys and hits, patches, config checks, failures, the store, gc.
+#include "full_records.hpp"
 #include "kernel/build.hpp"
 #include "proc/process.hpp"
 #include "run/kernel_records.hpp"
@@ -414,6 +415,47 @@ TEST(KernelBuildText, RequestPathsAreRelativeToTheScenario) {
     EXPECT_EQ(request.patches[1], fs::path("/abs/b.patch"));
     EXPECT_EQ(request.fragments, (std::vector<std::string>{"base", "debug"}));
     EXPECT_EQ(request.fragment_dirs[0], fs::path("/s/scenarios"));
+}
+
+TEST(KernelArtifactRecord, TheCacheAndTheDatabaseKeepEveryField) {
+    TempDir dir;
+    const fs::path cache = dir.path() / "cache";
+    const fs::path staging = make_staging(cache).value();
+    std::ofstream(staging / "vmlinuz") << "not a kernel";
+    fs::create_directories(staging / "lib/modules/6.1.0-test");
+    std::ofstream(staging / "lib/modules/6.1.0-test/modules.dep");
+    Artifact artifact;
+    artifact.release = "6.1.0-test";
+    artifact.package = "linux-image-6.1.0-test";
+    artifact.package_version = "6.1.1-1";
+    const Artifact adopted =
+        adopt_staged(staging, artifact, cache, cache / "kernels/debian/test").value();
+    EXPECT_EQ(rig::test::fields_left_default(adopted), "");
+
+    // The meta file keeps the key=value lines every rig sharing the cache reads.
+    std::ifstream meta(cache / "kernels" / adopted.id / "meta");
+    std::stringstream text;
+    text << meta.rdbuf();
+    EXPECT_EQ(text.str(), "release=6.1.0-test\npackage=linux-image-6.1.0-test\n"
+                          "package_version=6.1.1-1\nimage_sha256=" +
+                              adopted.image_sha256 + "\n");
+    auto loaded = load_index(cache / "kernels/debian/test", cache);
+    ASSERT_TRUE(loaded);
+    EXPECT_EQ(rig::test::fields_differing(*loaded, adopted), "");
+    EXPECT_EQ(loaded->modules_dir, cache / "kernels" / adopted.id / "lib/modules/6.1.0-test");
+
+    // The database's row takes the fields of the same names.
+    auto db = store::Database::open(dir.path() / "rig.db").value();
+    core::Kernel kernel;
+    kernel.name = "deb";
+    ASSERT_TRUE(run::record_prebuilt(*db, *loaded, kernel));
+    auto row = db->find_kernel_artifact(adopted.id).value().value();
+    EXPECT_EQ(row.release, adopted.release);
+    EXPECT_EQ(row.package, adopted.package);
+    EXPECT_EQ(row.package_version, adopted.package_version);
+    EXPECT_EQ(row.image_sha256, adopted.image_sha256);
+    EXPECT_EQ(row.image_path, loaded->image.string());
+    EXPECT_EQ(row.modules_path, loaded->modules_dir.string());
 }
 
 } // namespace

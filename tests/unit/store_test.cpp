@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The results database on real SQLite files: migrations, runs, cells, samples, artifacts.
+#include "full_records.hpp"
 #include "store/schema.hpp"
 #include "store/store.hpp"
 #include "temp_dir.hpp"
@@ -437,6 +438,39 @@ TEST(StoreSamples, RoundTripEveryField) {
     expect_same(sparse, samples[1]);
 }
 
+TEST(StoreSamples, EveryFieldOfTheListRoundTrips) {
+    Fixture f;
+    core::Sample sample = test::full_sample();
+    sample.cell_id = "aaaaaaaaaaaa";
+    ASSERT_EQ(test::fields_left_default(sample), "");
+    sample.id = f.db->add_sample(f.run_id, sample).value();
+    auto samples = f.db->samples(f.run_id).value();
+    ASSERT_EQ(samples.size(), 1u);
+    EXPECT_EQ(test::fields_differing(samples[0], sample), "");
+    EXPECT_TRUE(samples[0] == sample);
+
+    // A report reads its columns through the same list.
+    std::vector<SampleRow> facts;
+    ASSERT_TRUE(
+        f.db->sample_facts({f.run_id}, {""}, [&](const SampleRow& row) { facts.push_back(row); }));
+    ASSERT_EQ(facts.size(), 1u);
+    EXPECT_EQ(facts[0].run_id, f.run_id);
+    EXPECT_EQ(test::fields_left_default(static_cast<const core::Sample&>(facts[0])),
+              "repetition, accel, cpus, kernel_artifact, total_seconds, qemu_cpu_seconds, "
+              "helper_cpu_seconds, host_cpu_seconds, mount_requested, mount_negotiated, "
+              "exit_status, evidence, started_at, lines")
+        << "only the report's columns and the metrics are read";
+    core::Sample expected = sample;
+    expected.repetition = 0;
+    expected.accel = expected.cpus = expected.kernel_artifact = expected.mount_requested =
+        expected.mount_negotiated = expected.evidence = expected.started_at = "";
+    expected.total_seconds = expected.qemu_cpu_seconds = expected.helper_cpu_seconds =
+        expected.host_cpu_seconds = 0;
+    expected.exit_status = -1;
+    expected.lines.clear();
+    EXPECT_EQ(test::fields_differing(static_cast<const core::Sample&>(facts[0]), expected), "");
+}
+
 TEST(StoreSamples, FinishedSamplesSkipAborted) {
     Fixture f;
     ASSERT_TRUE(f.db->add_sample(f.run_id, make_sample("aaaaaaaaaaaa", 0)));
@@ -694,6 +728,38 @@ TEST(StoreKernelArtifacts, AddFindAndUpdate) {
     debian.package_version = "6.1.76-1";
     EXPECT_NE(db->add_kernel_artifact(debian).value(), id);
     EXPECT_EQ(db->find_kernel_artifact("key-2").value()->source, core::KernelSource::debian);
+}
+
+TEST(StoreKernelArtifacts, EveryFieldOfTheListRoundTrips) {
+    TempDir dir;
+    auto db = open_ok(dir.path() / "results.db");
+    ASSERT_TRUE(db);
+    KernelArtifact artifact;
+    artifact.cache_key = "key";
+    artifact.source = core::KernelSource::image;
+    artifact.name = "name";
+    artifact.release = "release";
+    artifact.package = "package";
+    artifact.package_version = "version";
+    artifact.commit = "commit";
+    artifact.config_hash = "config";
+    artifact.compiler = "compiler";
+    artifact.image_sha256 = "sha";
+    artifact.image_path = "/image";
+    artifact.modules_path = "/modules";
+    artifact.created_at = "2024-06-01T00:00:00Z";
+    ASSERT_EQ(test::fields_left_default(artifact), "");
+    db->add_kernel_artifact(artifact).value();
+    auto found = db->find_kernel_artifact("key").value();
+    ASSERT_TRUE(found);
+    EXPECT_EQ(test::fields_differing(*found, artifact), "");
+    // A second artifact of the key replaces every column.
+    KernelArtifact other;
+    other.cache_key = "key";
+    other.created_at = "2025-01-01T00:00:00Z";
+    db->add_kernel_artifact(other).value();
+    EXPECT_EQ(test::fields_differing(db->find_kernel_artifact("key").value().value(), other), "");
+    EXPECT_EQ(db->kernel_artifacts().value().size(), 1u);
 }
 
 TEST(StoreCells, ACellIsStoredWholeAndReadBackWithItsKey) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of run/worker: a job file and a record survive their round trip whole, and
 // files that are not whole are refused.
+#include "full_records.hpp"
 #include "run/worker.hpp"
 #include "temp_dir.hpp"
 
@@ -10,38 +11,7 @@
 using namespace rig;
 namespace fs = std::filesystem;
 
-namespace {
-
-core::Sample full_sample() {
-    core::Sample sample;
-    sample.cell_id = "0123456789ab";
-    sample.repetition = 2;
-    sample.outcome = core::Outcome::errors;
-    sample.accel = "tcg";
-    sample.kernel_artifact = "deadbeefdeadbeef";
-    sample.guest_seconds = 1.25;
-    sample.wall_seconds = 1.5;
-    sample.total_seconds = 20.125;
-    sample.qemu_cpu_seconds = 3.5;
-    sample.helper_cpu_seconds = 0.25;
-    sample.host_cpu_seconds = 4;
-    sample.host_cpu_percent = 50.5;
-    sample.mount_requested = "trans=virtio,cache=loose";
-    sample.mount_negotiated = "9p rw,cache=loose";
-    sample.msize_negotiated = 512000;
-    sample.cache_negotiated = "loose";
-    sample.exit_status = 0;
-    sample.error_count = 1;
-    sample.warning_count = 1;
-    sample.evidence = "workload output (tail):\n\"quoted\" \t and a NUL-free tail\n";
-    sample.started_at = "2026-01-01T00:00:00Z";
-    sample.lines = {{core::Severity::error, "workload", "a.c:1: error: x", "a.c:N: error: x"},
-                    {core::Severity::warning, "console", "WARNING: y", "WARNING: y"}};
-    sample.metrics = {{"9p.work.getattr", 1234, "requests"}, {"noop/seconds", 0.5, "s"}};
-    return sample;
-}
-
-} // namespace
+using test::full_sample;
 
 TEST(worker, a_record_keeps_every_field) {
     test::TempDir dir;
@@ -65,9 +35,9 @@ TEST(worker, a_record_keeps_every_field) {
     EXPECT_EQ(back->mount_negotiated, sample.mount_negotiated);
     EXPECT_EQ(back->msize_negotiated, 512000u);
     EXPECT_EQ(back->cache_negotiated, "loose");
-    EXPECT_EQ(back->exit_status, 0);
-    EXPECT_EQ(back->error_count, 1);
-    EXPECT_EQ(back->warning_count, 1);
+    EXPECT_EQ(back->exit_status, 3);
+    EXPECT_EQ(back->error_count, 4);
+    EXPECT_EQ(back->warning_count, 5);
     EXPECT_EQ(back->evidence, sample.evidence);
     EXPECT_EQ(back->started_at, sample.started_at);
     ASSERT_EQ(back->lines.size(), 2u);
@@ -85,6 +55,43 @@ TEST(worker, a_record_keeps_every_field) {
     EXPECT_FALSE(run::read_record(dir.path() / "r.json")->msize_negotiated);
     // Written by rename: no temporary is left beside it.
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+TEST(worker, a_record_round_trips_every_field_of_the_list) {
+    test::TempDir dir;
+    const core::Sample sample = full_sample();
+    EXPECT_EQ(test::fields_left_default(sample), "") << "full_sample must set every field";
+    EXPECT_EQ(test::fields_left_default(sample.lines[1]), "") << "the warning line";
+    EXPECT_EQ(test::fields_left_default(sample.metrics[0]), "");
+    ASSERT_TRUE(run::write_record(dir.path() / "r.json", sample, "node-1"));
+    auto back = run::read_record(dir.path() / "r.json");
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_TRUE(*back == sample);
+}
+
+TEST(worker, a_record_written_before_cpus_reads) {
+    // As a format-1 worker wrote it before samples had CPUs.
+    test::TempDir dir;
+    std::ofstream(dir.path() / "old.json") << R"({
+ "format": 1, "node": "n", "cell_id": "0123456789ab", "repetition": 1, "outcome": "ok",
+ "accel": "kvm", "kernel_artifact": "k", "guest_seconds": 1.5, "wall_seconds": 2,
+ "total_seconds": 9, "qemu_cpu_seconds": 1, "helper_cpu_seconds": 0.5,
+ "host_cpu_seconds": 2, "host_cpu_percent": 25, "mount_requested": "r",
+ "mount_negotiated": "n", "msize_negotiated": null, "cache_negotiated": "",
+ "exit_status": 0, "error_count": 1, "warning_count": 0, "evidence": "e",
+ "started_at": "2025-01-01T00:00:00Z",
+ "lines": [{"severity": "error", "source": "dmesg", "line": "BUG", "signature": "BUG"}],
+ "metrics": [{"name": "noop/seconds", "value": 0.25, "unit": "s"}]})";
+    auto back = run::read_record(dir.path() / "old.json");
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->outcome, core::Outcome::ok);
+    EXPECT_EQ(back->cpus, "");
+    EXPECT_FALSE(back->msize_negotiated);
+    EXPECT_EQ(back->guest_seconds, 1.5);
+    ASSERT_EQ(back->lines.size(), 1u);
+    EXPECT_EQ(back->lines[0].source, "dmesg");
+    ASSERT_EQ(back->metrics.size(), 1u);
+    EXPECT_EQ(back->metrics[0].value, 0.25);
 }
 
 TEST(worker, a_job_file_keeps_its_cell_and_paths) {
