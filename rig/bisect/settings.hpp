@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/cell.hpp"
+#include "run/sample.hpp"
 #include "util/error.hpp"
 #include "util/fields.hpp"
 
@@ -62,6 +63,8 @@ struct Settings {
     // Builds the commits; null: kernel::build_git into cache_dir (make_commit_builder).
     // Unit tests hand in a fake.
     CommitBuilder* builder = nullptr;
+    // How often a sample looks at its guest; unit tests of fake guests poll faster.
+    run::Pacing pacing;
 };
 
 } // namespace rig::bisect

@@ -151,7 +151,7 @@ fs::path samples_dir(const Context& context) {
 Expected<run::SampleRun> take_sample(const Context& context, const run::SampleContext& sample,
                                      const std::atomic<bool>& interrupted, std::ostream& out) {
     if (context.scenario.backend != core::Backend::slurm)
-        return run::run_sample(sample);
+        return run::run_sample(sample, context.settings.pacing);
     run::BatchSettings batch;
     batch.jobs_dir = samples_dir(context) / "jobs";
     batch.program = context.settings.program;
@@ -303,7 +303,8 @@ Expected<std::vector<run::SampleRun>> take_batch(const Context& context,
     std::vector<run::SampleRun> runs(contexts.size());
     std::vector<std::thread> threads;
     for (size_t i = 0; i < contexts.size(); ++i)
-        threads.emplace_back([&, i] { runs[i] = run::run_sample(contexts[i]); });
+        threads.emplace_back(
+            [&, i] { runs[i] = run::run_sample(contexts[i], context.settings.pacing); });
     for (std::thread& thread : threads)
         thread.join();
     return runs;

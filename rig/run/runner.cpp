@@ -169,8 +169,10 @@ Expected<void> run_on_one_host(const std::vector<Planned>& plan, vm::Hypervisor&
         }
         const PreparedKernel& kernel = kernels[kernel_key(cell)];
         SampleRun ran = run_sample(sample_context(
-            state, plan[i], kernel, hypervisor,
-            [&](const std::string& name) { progress.phase(name); }, [&] { progress.tick(); }));
+                                       state, plan[i], kernel, hypervisor,
+                                       [&](const std::string& name) { progress.phase(name); },
+                                       [&] { progress.tick(); }),
+                                   state.settings.pacing);
         const core::Sample& sample = ran.sample;
         progress.end_sample(std::string(core::to_string(sample.outcome)), sample.total_seconds);
         // The partial sample of an interrupted run is stored as aborted, so the resumed
@@ -271,7 +273,8 @@ Expected<void> run_on_slots(const std::vector<Planned>& plan, const std::vector<
         }
         const PreparedKernel& kernel = kernels.at(kernel_key(*planned.cell));
         SampleRun ran =
-            run_sample(sample_context(state, planned, kernel, hypervisor, note, {}, slot.cpus));
+            run_sample(sample_context(state, planned, kernel, hypervisor, note, {}, slot.cpus),
+                       state.settings.pacing);
         const core::Sample& sample = ran.sample;
         // A sample that failed because its host went away is not data about the cell.
         if (sample.outcome == core::Outcome::infra_error && !state.interrupted && !ran.out_of_space)

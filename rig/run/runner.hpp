@@ -4,6 +4,7 @@
 
 #include "core/scenario.hpp"
 #include "run/kernel_provider.hpp"
+#include "run/sample.hpp"
 #include "store/store.hpp"
 #include "util/error.hpp"
 #include "vm/hypervisor.hpp"
@@ -35,6 +36,8 @@ struct RunSettings {
     // Where kernels come from; null: built and fetched into cache_dir and recorded
     // (make_kernel_provider). Unit tests hand in a fake.
     KernelProvider* kernels = nullptr;
+    // How often a sample looks at its guest; unit tests of fake guests poll faster.
+    Pacing pacing;
 };
 
 struct RunSummary {

@@ -47,6 +47,7 @@ struct Loop {
         settings.results_dir = dir.path();
         settings.cache_dir = dir.path() / "cache";
         settings.kernels = &kernels;
+        settings.pacing.poll = std::chrono::milliseconds(2);
     }
 
     Expected<run::RunSummary> run(vm::Hypervisor& hypervisor, int64_t run_id = 0) {

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// The fake commit builder.
+#include "fake_commit_builder.hpp"
+
+#include <fstream>
+
+namespace rig::test {
+
+FakeCommitBuilder::FakeCommitBuilder(std::filesystem::path dir) : m_dir(std::move(dir)) {
+    std::filesystem::create_directories(m_dir);
+}
+
+Expected<std::optional<kernel::BuildResult>>
+FakeCommitBuilder::build(const kernel::GitRequest& request, const std::string&,
+                         const std::string& prefix, std::ostream& out, const std::atomic<bool>&) {
+    built.push_back(request.ref);
+    out << prefix << "fake build\n";
+    kernel::BuildResult result;
+    result.commit = request.ref;
+    result.seconds = 1;
+    if (broken.count(request.ref)) {
+        result.outcome = core::BuildOutcome::build_failed;
+        result.error_lines = "fs/9p/vfs_file.c:1:1: error: expected ';'";
+        return result;
+    }
+    kernel::Artifact artifact;
+    artifact.id = request.ref.substr(0, 16);
+    // Patched builds (the verification's revert) boot an image of their own.
+    artifact.boot_image =
+        m_dir / (request.ref + (request.patches.empty() ? "" : "+patched") + ".vmlinux");
+    std::ofstream(artifact.boot_image);
+    result.artifact = artifact;
+    return result;
+}
+
+Expected<std::filesystem::path> FakeCommitBuilder::initramfs(const kernel::Artifact&) {
+    std::filesystem::path initrd = m_dir / "base.cpio";
+    std::ofstream(initrd, std::ios::app);
+    return initrd;
+}
+
+std::string FakeCommitBuilder::commit_of(const std::filesystem::path& boot_image) {
+    std::string name = boot_image.stem().string();
+    return name.substr(0, name.find('+'));
+}
+
+} // namespace rig::test

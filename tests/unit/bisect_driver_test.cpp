@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+// The whole bisect driver in milliseconds: create_bisect and run_bisect over a real git
+// history and SQLite file, with a FakeCommitBuilder and a FakeHypervisor whose guests fail
+// from the planted commit on. Endpoints, steps, skips, verification, resume, and each
+// status a bisect can end with.
+#include "bisect/bisect.hpp"
+#include "fake_commit_builder.hpp"
+#include "fake_hypervisor.hpp"
+#include "git_run.hpp"
+#include "store/store.hpp"
+#include "temp_dir.hpp"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <set>
+#include <sstream>
+
+using namespace rig;
+using rig::test::FakeCommitBuilder;
+using rig::test::FakeHypervisor;
+using rig::test::GuestScript;
+
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+// A guest that does everything in a few milliseconds: the driver, not the guest, is tested.
+GuestScript quick_guest(int workload_status) {
+    GuestScript script;
+    script.hello(milliseconds(0))
+        .workload(milliseconds(1), milliseconds(2), workload_status)
+        .done(milliseconds(2))
+        .exit(milliseconds(3), 0);
+    return script;
+}
+
+// A linear history of `size` commits, oldest first, and a scenario of one cell on it.
+struct Driver {
+    test::TempDir dir;
+    fs::path repo = dir.path() / "linux";
+    fs::path scenario = dir.path() / "hunt.yaml";
+    std::vector<std::string> commits;
+    std::unique_ptr<store::Database> db =
+        std::move(store::Database::open(dir.path() / "rig.db").value());
+    FakeCommitBuilder builder{dir.path() / "kernels"};
+    bisect::Settings settings;
+    std::atomic<bool> interrupted{false};
+    std::ostringstream out;
+
+    explicit Driver(int size) {
+        fs::create_directories(repo);
+        test::git(repo, {"init", "-q", "-b", "master"});
+        for (int i = 0; i < size; ++i) {
+            std::ofstream(repo / "Makefile") << "# " << i << "\nall:\n";
+            test::git(repo, {"add", "Makefile"});
+            test::git(repo, {"commit", "-q", "-m", "commit " + std::to_string(i)});
+            commits.push_back(test::git(repo, {"rev-parse", "HEAD"}));
+        }
+        std::ofstream(scenario) << "name: hunt\n"
+                                   "kernels:\n"
+                                   "  - {name: linux, git: linux, ref: master, config: [base]}\n"
+                                   "matrix: {fs: 9p, cache: loose}\n"
+                                   "workload: {command: make}\n"
+                                   "guest: {cpus: 1, accel: tcg, count_9p: false}\n";
+        settings.results_dir = dir.path() / "results";
+        settings.cache_dir = dir.path() / "cache";
+        settings.builder = &builder;
+        settings.pacing.poll = milliseconds(2);
+    }
+
+    bisect::StartOptions options(int good, int bad) const {
+        bisect::StartOptions options;
+        options.scenario = scenario;
+        options.good = commits.at(good);
+        options.bad = commits.at(bad);
+        options.criterion = "errors";
+        options.samples = 2;
+        return options;
+    }
+
+    // Guests fail their workload from commit `first_bad` on, and succeed before it.
+    std::function<GuestScript(const vm::GuestSpec&)> failing_from(int first_bad) {
+        std::set<std::string> bad(commits.begin() + first_bad, commits.end());
+        return [bad](const vm::GuestSpec& spec) {
+            return quick_guest(bad.count(FakeCommitBuilder::commit_of(spec.kernel)) ? 1 : 0);
+        };
+    }
+
+    Expected<core::BisectStatus> run(int64_t id, vm::Hypervisor& hypervisor) {
+        return bisect::run_bisect(id, *db, hypervisor, settings, interrupted, out);
+    }
+
+    std::multiset<core::StepRole> roles(int64_t id) {
+        std::multiset<core::StepRole> out;
+        auto steps = db->bisect_steps(id).value();
+        for (const auto& step : steps)
+            out.insert(step.role);
+        return out;
+    }
+};
+
+} // namespace
+
+TEST(BisectDriver, FindsAndVerifiesThePlantedCulprit) {
+    Driver driver(8);
+    auto id = bisect::create_bisect(driver.options(0, 7), *driver.db, driver.settings);
+    ASSERT_TRUE(id) << id.error().message;
+    FakeHypervisor hypervisor(driver.failing_from(5));
+    auto status = driver.run(*id, hypervisor);
+    ASSERT_TRUE(status) << status.error().message << driver.out.str();
+    EXPECT_EQ(*status, core::BisectStatus::culprit) << driver.out.str();
+    auto info = driver.db->bisect(*id).value();
+    EXPECT_EQ(info->culprit, driver.commits[5]);
+    auto roles = driver.roles(*id);
+    EXPECT_EQ(roles.count(core::StepRole::bad_endpoint), 1u);
+    EXPECT_EQ(roles.count(core::StepRole::good_endpoint), 1u);
+    EXPECT_GE(roles.count(core::StepRole::bisect), 2u);
+    EXPECT_EQ(roles.count(core::StepRole::verify_parent), 1u);
+    EXPECT_EQ(roles.count(core::StepRole::verify_culprit), 1u);
+    // The verification held the culprit against its parent.
+    auto steps = driver.db->bisect_steps(*id).value();
+    for (const auto& step : steps) {
+        if (step.role == core::StepRole::verify_parent) {
+            EXPECT_EQ(step.commit, driver.commits[4]);
+        }
+    }
+}
+
+TEST(BisectDriver, ACommitThatDoesNotBuildIsSkippedAndLeavesARange) {
+    Driver driver(8);
+    driver.builder.broken = {driver.commits[4]};
+    auto id = bisect::create_bisect(driver.options(0, 7), *driver.db, driver.settings);
+    ASSERT_TRUE(id) << id.error().message;
+    FakeHypervisor hypervisor(driver.failing_from(5));
+    auto status = driver.run(*id, hypervisor);
+    ASSERT_TRUE(status) << status.error().message;
+    // Whether 4 or 5 broke it cannot be told while 4 does not build.
+    EXPECT_EQ(*status, core::BisectStatus::inconclusive) << driver.out.str();
+    bool skipped = false;
+    auto steps = driver.db->bisect_steps(*id).value();
+    for (const auto& step : steps)
+        skipped |= step.commit == driver.commits[4] && step.verdict == core::Verdict::skip &&
+                   step.evidence.find("build-failed") != std::string::npos;
+    EXPECT_TRUE(skipped) << driver.out.str();
+}
+
+TEST(BisectDriver, EndpointsThatDoNotDifferAreNotReproducible) {
+    Driver driver(4);
+    auto id = bisect::create_bisect(driver.options(0, 3), *driver.db, driver.settings);
+    ASSERT_TRUE(id) << id.error().message;
+    FakeHypervisor hypervisor(quick_guest(0));
+    auto status = driver.run(*id, hypervisor);
+    ASSERT_TRUE(status) << status.error().message;
+    EXPECT_EQ(*status, core::BisectStatus::not_reproducible) << driver.out.str();
+    EXPECT_TRUE(driver.db->bisect(*id).value()->culprit.empty());
+}
+
+TEST(BisectDriver, AnInterruptedBisectResumesWithoutRedoingAStep) {
+    Driver driver(8);
+    auto id = bisect::create_bisect(driver.options(0, 7), *driver.db, driver.settings);
+    ASSERT_TRUE(id) << id.error().message;
+    int guests = 0;
+    auto fail_from_5 = driver.failing_from(5);
+    // Ctrl-C while the sixth guest runs: a few steps are stored by then.
+    FakeHypervisor first([&](const vm::GuestSpec& spec) {
+        if (++guests == 6)
+            driver.interrupted = true;
+        return fail_from_5(spec);
+    });
+    auto stopped = driver.run(*id, first);
+    ASSERT_TRUE(stopped) << stopped.error().message;
+    EXPECT_EQ(*stopped, core::BisectStatus::interrupted);
+    size_t steps_before = driver.db->bisect_steps(*id).value().size();
+    EXPECT_GE(steps_before, 1u);
+
+    driver.interrupted = false;
+    FakeHypervisor second(driver.failing_from(5));
+    auto status = driver.run(*id, second);
+    ASSERT_TRUE(status) << status.error().message;
+    EXPECT_EQ(*status, core::BisectStatus::culprit) << driver.out.str();
+    EXPECT_EQ(driver.db->bisect(*id).value()->culprit, driver.commits[5]);
+    // No step was stored twice: a commit is decided once in each role.
+    std::set<std::pair<std::string, core::StepRole>> seen;
+    auto steps = driver.db->bisect_steps(*id).value();
+    for (const auto& step : steps)
+        EXPECT_TRUE(seen.insert({step.commit, step.role}).second)
+            << step.commit << " " << core::to_string(step.role) << " twice";
+    EXPECT_GT(seen.size(), steps_before);
+}
