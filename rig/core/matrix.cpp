@@ -40,45 +40,70 @@ bool rule_matches(const Rule& rule, const Scenario& scenario, size_t kernel, con
     return true;
 }
 
+// The values of each axis that applies to `kernel` under `fs_value`, in axis_defs()
+// order, fs itself left out: the factors of that part of the plan's product.
+std::vector<std::pair<std::string, const std::vector<Located>*>>
+applicable_axes(const Scenario& scenario, const Plan& plan, size_t kernel,
+                const Located& fs_value) {
+    const Filesystem* found = find_fs(fs_value.value);
+    const Filesystem& fs = found ? *found : default_fs();
+    std::vector<std::pair<std::string, const std::vector<Located>*>> out;
+    for (const AxisDef& axis : axis_defs()) {
+        if (axis.name == "fs" || !applies(axis, scenario.kernels[kernel], fs))
+            continue;
+        if (axis.name == "cache" && !plan.cache_by_fs.empty()) {
+            // Per-fs form: an fs without an entry keeps its default cache mode.
+            auto it = plan.cache_by_fs.find(fs_value.value);
+            if (it != plan.cache_by_fs.end())
+                out.emplace_back(axis.name, &it->second);
+            continue;
+        }
+        if (auto it = plan.axes.find(std::string(axis.name)); it != plan.axes.end())
+            out.emplace_back(axis.name, &it->second);
+    }
+    return out;
+}
+
+const std::vector<Located>& fs_values_of(const Plan& plan) {
+    static const std::vector<Located> k_default_fs_values{
+        {std::string(k_default_fs), {}, "matrix.fs"}};
+    auto fs_it = plan.axes.find("fs");
+    return fs_it == plan.axes.end() ? k_default_fs_values : fs_it->second;
+}
+
+// Cells the plan yields before exclusions, at most `cap` + 1.
+uint64_t count_plan(const Scenario& scenario, const Plan& plan, uint64_t cap) {
+    uint64_t total = 0;
+    for (size_t kernel : plan.kernels) {
+        for (const Located& fs_value : fs_values_of(plan)) {
+            uint64_t cells = 1;
+            for (const auto& [name, values] : applicable_axes(scenario, plan, kernel, fs_value))
+                cells = std::min(cells * std::max<size_t>(1, values->size()), cap + 1);
+            total = std::min(total + cells, cap + 1);
+        }
+    }
+    return total;
+}
+
 // Cartesian product over the axes that apply, in axis_defs() order.
 Expected<void> expand_plan(const Scenario& scenario, const Plan& plan, std::vector<Cell>& out,
                            const std::vector<Rule>& exclude, size_t& excluded) {
-    static const std::vector<Located> k_default_fs_values{
-        {std::string(k_default_fs), {}, "matrix.fs"}};
     for (size_t kernel : plan.kernels) {
-        auto fs_it = plan.axes.find("fs");
-        const auto& fs_values = fs_it == plan.axes.end() ? k_default_fs_values : fs_it->second;
-        for (const Located& fs_value : fs_values) {
+        for (const Located& fs_value : fs_values_of(plan)) {
             const Filesystem* found = find_fs(fs_value.value);
             const Filesystem& fs = found ? *found : default_fs();
             std::vector<Params> partial{{{"fs", fs_value.value}}};
             // Cache checks need the Located value, so remember it per partial cell.
             std::vector<const Located*> cache_origin{nullptr};
-            for (const AxisDef& axis : axis_defs()) {
-                if (axis.name == "fs" || !applies(axis, scenario.kernels[kernel], fs))
-                    continue;
-                const std::vector<Located>* values = nullptr;
-                if (axis.name == "cache" && !plan.cache_by_fs.empty()) {
-                    // Per-fs form: an fs without an entry keeps its default cache mode.
-                    auto it = plan.cache_by_fs.find(fs_value.value);
-                    if (it == plan.cache_by_fs.end())
-                        continue;
-                    values = &it->second;
-                }
-                if (!values) {
-                    auto it = plan.axes.find(std::string(axis.name));
-                    if (it == plan.axes.end())
-                        continue;
-                    values = &it->second;
-                }
+            for (const auto& [name, values] : applicable_axes(scenario, plan, kernel, fs_value)) {
                 std::vector<Params> grown;
                 std::vector<const Located*> grown_origin;
                 for (size_t i = 0; i < partial.size(); ++i) {
                     for (const Located& value : *values) {
                         Params params = partial[i];
-                        params[std::string(axis.name)] = value.value;
+                        params[name] = value.value;
                         grown.push_back(std::move(params));
-                        grown_origin.push_back(axis.name == "cache" ? &value : cache_origin[i]);
+                        grown_origin.push_back(name == "cache" ? &value : cache_origin[i]);
                     }
                 }
                 partial = std::move(grown);
@@ -142,6 +167,13 @@ Plan include_plan(const Scenario& scenario, const Rule& rule) {
 }
 
 } // namespace
+
+uint64_t count_cells(const Scenario& scenario, uint64_t cap) {
+    uint64_t total = count_plan(scenario, main_plan(scenario), cap);
+    for (const Rule& rule : scenario.include)
+        total = std::min(total + count_plan(scenario, include_plan(scenario, rule), cap), cap + 1);
+    return total;
+}
 
 Expected<std::vector<Cell>> expand(const Scenario& scenario) {
     std::vector<Cell> cells;

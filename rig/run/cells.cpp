@@ -101,7 +101,9 @@ Expected<std::vector<core::CellRecord>> freeze(const core::Scenario& scenario,
         if (record.kernel.source == core::KernelSource::git)
             RIG_TRY(freeze_git(record, dir, commits));
         record.workload = scenario.workload;
-        record.workload.tree = absolute_in(dir, record.workload.tree);
+        // As the run loop read them: a tree from where rig runs, a module beside the
+        // scenario.
+        record.workload.tree = absolute_in(fs::current_path(), record.workload.tree);
         record.workload.module = absolute_in(dir, record.workload.module);
         record.guest = scenario.guest;
         record.timeouts = scenario.timeouts;
