@@ -66,13 +66,4 @@ struct Pacing {
 
 SampleRun run_sample(const SampleContext& context, const Pacing& pacing = {});
 
-// The kernel command line every rig guest boots with.
-std::string guest_cmdline();
-
-// A sparse file of `bytes` at `file`, replacing any: the sample's scratch disk.
-Expected<void> make_scratch_disk(const std::filesystem::path& file, uint64_t bytes);
-
-// Fills the work share for a sample: the generated project or a copy of the tree.
-Expected<void> prepare_share(const core::Workload& workload, const std::filesystem::path& share);
-
 } // namespace rig::run

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "vm/hypervisor.hpp"
+#include "vm/libvirt_xml.hpp"
 
 #include <memory>
 #include <string>
@@ -12,17 +13,6 @@
 namespace rig::vm {
 
 constexpr const char* k_default_libvirt_uri = "qemu:///system";
-
-// The domain XML for a spec, a pure function so that it can be checked without a daemon.
-// It boots spec.kernel directly, shares over 9p (path driver) or virtiofs (memfd shared
-// memory), writes the console and the result channel to files, and reports a guest
-// panic through pvpanic. The domain type is kvm when spec.accel is kvm, qemu (TCG)
-// otherwise.
-std::string libvirt_domain_xml(const GuestSpec& spec);
-
-// The libvirt accessmode for a 9p security model: none (rig's default, errors of chown
-// ignored) is libvirt's squash; mapped-xattr is mapped; passthrough stays.
-std::string libvirt_access_mode(const std::string& security_model);
 
 // Whether a URI names the daemon of this machine (no host part), so that the QEMU user
 // of this machine is the one whose ownership shares need.
@@ -33,10 +23,6 @@ bool libvirt_uri_is_local(const std::string& uri);
 // to count its CPU time as the QEMU backend does.
 bool libvirt_virtiofsd_serves(const std::vector<std::string>& argv,
                               const std::filesystem::path& dir);
-
-// The CPUs of a libvirt host from its capabilities XML (`<host><topology><cells>`): cell,
-// socket and core of each. Empty when the text holds none.
-std::vector<core::HostCpu> libvirt_host_cpus(const std::string& capabilities);
 
 // The user QEMU runs as under a local privileged libvirtd: libvirt-qemu on Debian,
 // qemu elsewhere; empty when neither exists.

@@ -4,6 +4,7 @@
 // timeouts of milliseconds.
 #include "fake_hypervisor.hpp"
 #include "run/sample.hpp"
+#include "run/sample_launch.hpp"
 #include "temp_dir.hpp"
 
 #include <atomic>

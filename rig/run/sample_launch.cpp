@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+// Preparing a sample's guest: the share, the job archive and initramfs, the VM's spec.
+#include "run/sample_launch.hpp"
+
+#include "core/fs.hpp"
+#include "guest/fuse.hpp"
+#include "guest/initramfs.hpp"
+#include "guest/job.hpp"
+#include "guest/protocol.hpp"
+#include "vm/qemu.hpp"
+#include "vm/virtiofsd_log.hpp"
+#include "workload/generate.hpp"
+
+#include <chrono>
+#include <fstream>
+
+namespace rig::run {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string workload_script(const std::string& command) {
+    return "# rig workload\nset -e\n" + command;
+}
+
+// Files written just now are seconds ahead of a guest whose clock started from the
+// RTC's whole seconds: make then warns of clock skew and may rebuild what it built.
+// A fixed instant in the past also makes every sample's tree the same.
+Expected<void> date_back(const fs::path& share) {
+    constexpr auto k_epoch = std::chrono::seconds(1577836800); // 2020-01-01T00:00:00Z
+    auto when = fs::file_time_type::clock::from_sys(std::chrono::system_clock::time_point(k_epoch));
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(share, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (!it->is_symlink())
+            fs::last_write_time(it->path(), when, ec);
+        if (ec)
+            return fail(ErrorKind::infra,
+                        "cannot date " + it->path().string() + ": " + ec.message());
+    }
+    return {};
+}
+
+Expected<void> fill_share(const core::Workload& workload, const fs::path& share) {
+    std::error_code ec;
+    switch (workload.kind) {
+    case core::WorkloadKind::generate:
+        return workload::write_generated_project(share, workload.generate);
+    case core::WorkloadKind::tree:
+        fs::copy(workload.tree, share,
+                 fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+        if (ec)
+            return fail(ErrorKind::infra, "cannot copy " + workload.tree + ": " + ec.message());
+        return {};
+    case core::WorkloadKind::command:
+    case core::WorkloadKind::module: // the module travels in the job archive
+        return {};
+    }
+    return {};
+}
+
+// What the guest agent is told to run, in the sample's own initramfs.
+Expected<guest::Job> make_job(const SampleContext& context) {
+    const core::Scenario& scenario = context.scenario;
+    guest::Job job;
+    job.run_label = context.cell.id + "-" + std::to_string(context.repetition);
+    job.fs = &context.cell.fs();
+    job.work_options = core::work_mount_options(context.cell);
+    job.workload_timeout =
+        std::chrono::duration_cast<std::chrono::seconds>(scenario.timeouts.workload) +
+        std::chrono::seconds(5);
+    job.workload_script = workload_script(scenario.workload.command);
+    for (const core::WorkloadPhase& step : scenario.workload.phases)
+        job.phase_scripts.emplace_back(step.name, workload_script(step.command));
+    job.mark_phases = scenario.guest.count_9p;
+    job.scratch = scenario.guest.scratch_bytes != 0;
+    if (context.module) {
+        job.module = context.module->ko;
+        job.module_params = scenario.workload.module_params;
+    }
+    // The one guest daemon rig ships; another would be found and handed over here.
+    if (job.fs->daemon == core::Daemon::guest_fuse) {
+        job.fuse_daemon = RIG_TRY(guest::find_fuse_daemon());
+        job.fuse_args = core::daemon_arguments(context.cell);
+    }
+    return job;
+}
+
+Expected<fs::path> write_initrd(const SampleContext& context, const guest::Job& job) {
+    std::string job_cpio = RIG_TRY(guest::job_archive(job));
+    fs::path initrd = context.dir / "initrd.cpio";
+    RIG_TRY(guest::write_sample_initrd(context.base_initrd, job_cpio, initrd));
+    return initrd;
+}
+
+Launch launch_for(const SampleContext& context, const guest::Job& job, const fs::path& initrd,
+                  const fs::path& share) {
+    const core::Scenario& scenario = context.scenario;
+    Launch launch;
+    vm::GuestSpec& spec = launch.spec;
+    spec.name = "rig-" + job.run_label;
+    spec.kernel = context.kernel.boot_image;
+    spec.initrd = initrd;
+    spec.cmdline = guest_cmdline();
+    // A module's oops would leave a guest that runs on, tainted, until the timeout: with
+    // oops=panic it ends at once through pvpanic, as the kernel-panic outcome.
+    if (context.module)
+        spec.cmdline += " oops=panic";
+    spec.memory_mib = scenario.guest.memory_mib;
+    spec.cpus = scenario.guest.cpus;
+    spec.host_cpus = context.host_cpus;
+    spec.accel = context.accel;
+    spec.console_log = context.dir / "console.log";
+    spec.channel_log = context.dir / "channel.log";
+    spec.runtime_dir = context.dir;
+    spec.shares.push_back({vm::ShareKind::v9p, guest::k_root_tag, "/", true, "none", ""});
+    vm::Share work;
+    work.tag = guest::k_work_tag;
+    work.path = share;
+    const core::Filesystem& fs = context.cell.fs();
+    work.kind = fs.share;
+    // vm::Share's daemon fields are virtiofsd's: the one host daemon the backends start.
+    if (fs.daemon == core::Daemon::host)
+        work.virtiofs_cache = core::cache_or_default(context.cell);
+    if (fs.counter == core::Counter::virtiofsd_log) {
+        work.log_requests = scenario.guest.count_9p && context.hypervisor.logs_virtiofs_requests();
+        if (work.log_requests)
+            launch.counted.virtiofsd_log = vm::virtiofsd_log(context.dir, work.tag);
+    }
+    spec.shares.push_back(work);
+    if (scenario.guest.count_9p) {
+        spec.protocol_trace = context.dir / "9p.trace";
+        launch.counted.trace = spec.protocol_trace;
+        fs::path marks = context.dir / "marks";
+        std::error_code ec;
+        fs::create_directories(marks, ec);
+        spec.shares.push_back({vm::ShareKind::v9p, guest::k_mark_tag, marks, true, "none", ""});
+    }
+    return launch;
+}
+
+} // namespace
+
+std::string guest_cmdline() {
+    // console_msg_format=syslog prefixes each console line with its printk level. The
+    // console prints warnings and worse during the boot (loglevel=5), which is every line
+    // rig counts (core::classify_kernel_line): the boot's info and notice lines at the
+    // UART's pace cost about 0.15 s a boot under TCG. The agent raises the level for the
+    // workload; a failed workload or setup sends the whole log on the result channel
+    // (kernel.log). A kernel without pvpanic replays the whole log onto the console after
+    // a panic (panic_print=0x20; GuestOutput skips what it saw already). no_timer_check: under
+    // TCG on a loaded host the boot-time IO-APIC timer check can fail and panic the guest
+    // ("IO-APIC + timer doesn't work!"), which says nothing about filesystems.
+    return "console=ttyS0 console_msg_format=syslog loglevel=5 panic_print=0x20 no_timer_check "
+           "panic=-1 rdinit=/init";
+}
+
+Expected<void> make_scratch_disk(const fs::path& file, uint64_t bytes) {
+    std::error_code ec;
+    fs::remove(file, ec);
+    { std::ofstream create(file, std::ios::binary | std::ios::trunc); }
+    // A hole of the whole size: nothing is written, so a 1G disk costs no host space
+    // until the guest writes it, and a fresh file per sample reads as zeros.
+    fs::resize_file(file, bytes, ec);
+    if (ec)
+        return fail(ErrorKind::infra,
+                    "cannot make the scratch disk " + file.string() + ": " + ec.message());
+    return {};
+}
+
+Expected<void> prepare_share(const core::Workload& workload, const fs::path& share) {
+    std::error_code ec;
+    fs::remove_all(share, ec);
+    fs::create_directories(share, ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot create " + share.string() + ": " + ec.message());
+    RIG_TRY(fill_share(workload, share));
+    return date_back(share);
+}
+
+Expected<Launch> prepare_launch(const SampleContext& context, const fs::path& share) {
+    if (context.on_phase)
+        context.on_phase("preparing workload");
+    RIG_TRY(prepare_share(context.scenario.workload, share));
+    guest::Job job = RIG_TRY(make_job(context));
+    fs::path initrd = RIG_TRY(write_initrd(context, job));
+    Launch launch = launch_for(context, job, initrd, share);
+    if (job.scratch) {
+        launch.spec.scratch_disk = context.dir / "scratch.img";
+        RIG_TRY(make_scratch_disk(launch.spec.scratch_disk, context.scenario.guest.scratch_bytes));
+    }
+    return launch;
+}
+
+} // namespace rig::run
