@@ -63,38 +63,6 @@ Expected<core::AxisValues> read_cache_by_fs(const Context& context, const Entry&
     return axis;
 }
 
-// Cells a (sub-)matrix yields before exclusions, as core::expand would multiply them.
-uint64_t count_cells(const core::Scenario& scenario,
-                     const std::map<std::string, std::vector<Located>>& axes,
-                     const std::map<std::string, std::vector<Located>>& cache_by_fs,
-                     const std::vector<size_t>& kernels) {
-    static const std::vector<Located> k_default_fs_values{
-        {std::string(core::k_default_fs), {}, "matrix.fs"}};
-    auto fs_it = axes.find("fs");
-    const auto& fs_values = fs_it == axes.end() ? k_default_fs_values : fs_it->second;
-    uint64_t total = 0;
-    for (size_t kernel : kernels) {
-        for (const Located& fs_value : fs_values) {
-            const core::Filesystem* found = core::find_fs(fs_value.value);
-            const core::Filesystem& fs = found ? *found : core::default_fs();
-            uint64_t cells = 1;
-            for (const core::AxisDef& axis : core::axis_defs()) {
-                if (axis.name == "fs" || !core::applies(axis, scenario.kernels[kernel], fs))
-                    continue;
-                std::string name(axis.name);
-                if (auto it = cache_by_fs.find(fs_value.value);
-                    name == "cache" && it != cache_by_fs.end())
-                    cells *= it->second.size();
-                else if (auto axis_it = axes.find(name); axis_it != axes.end())
-                    cells *= std::max<size_t>(1, axis_it->second.size());
-                cells = std::min(cells, k_max_cells + 1);
-            }
-            total = std::min(total + cells, k_max_cells + 1);
-        }
-    }
-    return total;
-}
-
 } // namespace
 
 Expected<std::vector<core::AxisValues>> read_matrix(const Context& context, const Entry& entry) {
@@ -191,41 +159,13 @@ Expected<void> check_cache_covers_fs(const Context& context, const core::Scenari
 }
 
 Expected<void> check_size(const Context& context, const core::Scenario& scenario) {
-    std::map<std::string, std::vector<Located>> axes;
-    std::map<std::string, std::vector<Located>> cache_by_fs;
-    for (const core::AxisValues& axis : scenario.matrix) {
-        axes[axis.name] = axis.values;
-        if (axis.name == "cache")
-            cache_by_fs = axis.by_fs;
-    }
-    std::vector<size_t> all_kernels;
-    for (size_t k = 0; k < scenario.kernels.size(); ++k)
-        all_kernels.push_back(k);
-    uint64_t total = count_cells(scenario, axes, cache_by_fs, all_kernels);
-    for (const core::Rule& rule : scenario.include) {
-        auto rule_axes = axes;
-        auto rule_cache = cache_by_fs;
-        std::vector<size_t> kernels = all_kernels;
-        for (const auto& [key, values] : rule.match) {
-            if (key == "kernel") {
-                kernels.clear();
-                for (size_t k = 0; k < scenario.kernels.size(); ++k)
-                    for (const Located& value : values)
-                        if (scenario.kernels[k].name == value.value)
-                            kernels.push_back(k);
-            } else {
-                rule_axes[key] = values;
-                if (key == "cache")
-                    rule_cache.clear();
-            }
-        }
-        total = std::min(total + count_cells(scenario, rule_axes, rule_cache, kernels),
-                         k_max_cells + 1);
-    }
+    // expand's own count, before it makes (and hashes) a single cell.
+    uint64_t total = core::count_cells(scenario, k_max_cells);
     if (total > k_max_cells)
         return core::config_error(context.file, scenario.matrix_loc, "matrix",
                                   "more than " + std::to_string(k_max_cells) +
                                       " cells; split the matrix into several scenarios");
     return {};
 }
+
 } // namespace rig::spec
