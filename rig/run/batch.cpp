@@ -17,9 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// squeue is cheap, but every call is an RPC to slurmctld: a few seconds between polls
-// costs a sample (minutes long) almost nothing.
-constexpr auto k_poll = std::chrono::seconds(2);
 // A task squeue stops listing (purged after MinJobAge, or a controller that lost its
 // state) is given up after this many polls.
 constexpr int k_missing_polls = 5;
@@ -129,10 +126,15 @@ private:
         return true;
     }
 
+    sched::Cluster& cluster() const {
+        return m_settings.cluster ? *m_settings.cluster : sched::slurm_cluster();
+    }
+
     void wait_a_poll() const {
-        for (auto waited = std::chrono::milliseconds(0); waited < k_poll && !m_interrupted;
-             waited += std::chrono::milliseconds(100))
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const auto step = std::min(m_settings.poll, std::chrono::milliseconds(100));
+        for (auto waited = std::chrono::milliseconds(0); waited < m_settings.poll && !m_interrupted;
+             waited += step)
+            std::this_thread::sleep_for(step);
     }
 
     void show_counts() const {
@@ -159,7 +161,7 @@ private:
     // so that no sample runs twice. A sample whose task is gone has its record looked for.
     Expected<void> adopt() {
         std::map<int, sched::TaskStatus> newest;
-        std::vector<sched::TaskStatus> found = RIG_TRY(sched::tasks(m_settings.job_name));
+        std::vector<sched::TaskStatus> found = RIG_TRY(cluster().tasks(m_settings.job_name));
         for (const sched::TaskStatus& task : found)
             if (!newest.count(task.index) || newest[task.index].array_job < task.array_job)
                 newest[task.index] = task;
@@ -170,7 +172,7 @@ private:
             bool followed =
                 by_index.count(task.index) && newest[task.index].array_job == task.array_job;
             if (!followed && sched::task_end(task.state) == sched::TaskEnd::not_yet)
-                RIG_TRY(sched::cancel_task(task.array_job, task.index));
+                RIG_TRY(cluster().cancel_task(task.array_job, task.index));
         }
         for (Tracked& task : m_tracked) {
             fs::path file = job_file(m_settings, task.sample.index);
@@ -217,7 +219,7 @@ private:
         request.output = m_settings.jobs_dir / "slurm-%A_%a.out";
         request.cwd = m_settings.cwd;
         request.options = m_settings.options;
-        sched::Submitted submitted = RIG_TRY(sched::submit(request));
+        sched::Submitted submitted = RIG_TRY(cluster().submit(request));
         if (submitted.rejected)
             return rejection_error(m_scenario, *submitted.rejected);
         for (Tracked& task : m_tracked)
@@ -234,7 +236,7 @@ private:
 
     Expected<void> poll() {
         std::map<std::pair<int64_t, int>, sched::TaskStatus> listed;
-        for (const sched::TaskStatus& task : RIG_TRY(sched::tasks(m_settings.job_name)))
+        for (const sched::TaskStatus& task : RIG_TRY(cluster().tasks(m_settings.job_name)))
             listed[{task.array_job, task.index}] = task;
         for (Tracked& task : m_tracked) {
             if (task.done || task.array_job == 0)
@@ -248,7 +250,7 @@ private:
                     fs::exists(record_file(m_settings, task.sample.index, task.attempt), ec);
                 // Should it only be hidden from squeue, it must not run beside its retry.
                 if (!recorded)
-                    RIG_TRY(sched::cancel_task(task.array_job, task.sample.index));
+                    RIG_TRY(cluster().cancel_task(task.array_job, task.sample.index));
                 RIG_TRY(conclude(
                     task, recorded ? sched::TaskEnd::by_program : sched::TaskEnd::by_scheduler,
                     "Slurm no longer lists task " + std::to_string(task.array_job) + "_" +
@@ -325,12 +327,12 @@ private:
     Expected<void> stop() {
         if (m_events.note)
             m_events.note("slurm: interrupted, cancelling the run's jobs");
-        RIG_TRY(sched::cancel(m_settings.job_name));
+        RIG_TRY(cluster().cancel(m_settings.job_name));
         auto deadline = std::chrono::steady_clock::now() + k_cancel_wait;
         while (std::chrono::steady_clock::now() < deadline) {
             bool live = false;
             std::map<std::pair<int64_t, int>, sched::TaskStatus> listed;
-            for (const sched::TaskStatus& task : RIG_TRY(sched::tasks(m_settings.job_name))) {
+            for (const sched::TaskStatus& task : RIG_TRY(cluster().tasks(m_settings.job_name))) {
                 listed[{task.array_job, task.index}] = task;
                 live |= sched::task_end(task.state) == sched::TaskEnd::not_yet;
             }
@@ -350,7 +352,7 @@ private:
                 }
                 return {};
             }
-            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            std::this_thread::sleep_for(std::min(m_settings.poll, std::chrono::milliseconds(500)));
         }
         return fail(ErrorKind::infra, "Slurm jobs named " + m_settings.job_name +
                                           " did not end within " +

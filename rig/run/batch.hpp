@@ -13,6 +13,7 @@
 #include "util/error.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -30,6 +31,11 @@ struct BatchSettings {
     std::string job_name;
     sched::JobOptions options;
     int infra_retries = 3; // attempts after the first, per sample
+    // The cluster; null: Slurm's commands (sched::slurm_cluster). Unit tests give a fake.
+    sched::Cluster* cluster = nullptr;
+    // squeue is cheap, but every call is an RPC to slurmctld: a few seconds between polls
+    // costs a sample (minutes long) almost nothing.
+    std::chrono::milliseconds poll{std::chrono::seconds(2)};
 };
 
 // One sample. `index` is stable across resumes (a resumed coordinator maps the tasks it

@@ -399,6 +399,8 @@ Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<
     settings.job_name = batch_job_name(state.settings.db, run ? run->started_at : "",
                                        "run" + std::to_string(state.run_id));
     settings.options = job_options(scenario);
+    settings.cluster = state.settings.cluster;
+    settings.poll = state.settings.batch_poll;
     BatchEvents events;
     events.finished = [&](const core::Sample& sample) -> Expected<void> {
         RIG_TRY(state.db.add_sample(state.run_id, sample));

@@ -5,11 +5,13 @@
 #include "core/scenario.hpp"
 #include "run/kernel_provider.hpp"
 #include "run/sample.hpp"
+#include "sched/slurm.hpp"
 #include "store/store.hpp"
 #include "util/error.hpp"
 #include "vm/hypervisor.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <ostream>
@@ -38,6 +40,9 @@ struct RunSettings {
     KernelProvider* kernels = nullptr;
     // How often a sample looks at its guest; unit tests of fake guests poll faster.
     Pacing pacing;
+    // backend slurm: the cluster (null: Slurm's commands) and how often it is polled.
+    sched::Cluster* cluster = nullptr;
+    std::chrono::milliseconds batch_poll{std::chrono::seconds(2)};
 };
 
 struct RunSummary {

@@ -334,4 +334,27 @@ Expected<std::string> cluster_summary() {
     return "partition state nodes: " + util::join(lines, "; ");
 }
 
+namespace {
+
+class Slurm final : public Cluster {
+public:
+    Expected<Submitted> submit(const ArrayRequest& request) override {
+        return sched::submit(request);
+    }
+    Expected<std::vector<TaskStatus>> tasks(const std::string& name) override {
+        return sched::tasks(name);
+    }
+    Expected<void> cancel(const std::string& name) override { return sched::cancel(name); }
+    Expected<void> cancel_task(int64_t array_job, int index) override {
+        return sched::cancel_task(array_job, index);
+    }
+};
+
+} // namespace
+
+Cluster& slurm_cluster() {
+    static Slurm slurm;
+    return slurm;
+}
+
 } // namespace rig::sched

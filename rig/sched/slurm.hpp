@@ -116,6 +116,19 @@ Expected<void> cancel(const std::string& name);
 // scancel for one task of an array.
 Expected<void> cancel_task(int64_t array_job, int index);
 
+// What the batch coordinator asks of a cluster: the seam where unit tests put a fake one.
+class Cluster {
+public:
+    virtual ~Cluster() = default;
+    virtual Expected<Submitted> submit(const ArrayRequest& request) = 0;
+    virtual Expected<std::vector<TaskStatus>> tasks(const std::string& name) = 0;
+    virtual Expected<void> cancel(const std::string& name) = 0;
+    virtual Expected<void> cancel_task(int64_t array_job, int index) = 0;
+};
+
+// Slurm through its commands: submit, tasks, cancel and cancel_task above.
+Cluster& slurm_cluster();
+
 // `sinfo`'s partitions and node states in one line, or why Slurm does not answer.
 Expected<std::string> cluster_summary();
 

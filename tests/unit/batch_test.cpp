@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+// The batch coordinator in milliseconds: run_scenario on backend slurm with a FakeCluster
+// and a FakeKernelProvider over a real SQLite file. Tasks submitted as one array, a task
+// the scheduler ended retried, infra past the bound stored as such, Ctrl-C and resume.
+#include "fake_cluster.hpp"
+#include "fake_kernel_provider.hpp"
+#include "run/runner.hpp"
+#include "spec/spec.hpp"
+#include "store/store.hpp"
+#include "temp_dir.hpp"
+
+#include <gtest/gtest.h>
+#include <sstream>
+
+using namespace rig;
+using rig::test::FakeCluster;
+using rig::test::FakeKernelProvider;
+
+namespace {
+
+const char* const k_scenario = R"(name: batch
+kernels:
+  - {name: deb, debian: linux-image-6.1}
+matrix:
+  fs: 9p
+  cache: [loose, none]
+workload: {command: make}
+repeat: 2
+backend: slurm
+guest: {cpus: 1, accel: tcg, count_9p: false}
+)";
+
+struct Batch {
+    test::TempDir dir;
+    core::Scenario scenario = spec::parse_scenario(k_scenario, "batch.yaml").value();
+    std::unique_ptr<store::Database> db =
+        std::move(store::Database::open(dir.path() / "rig.db").value());
+    FakeKernelProvider kernels{dir.path() / "kernels"};
+    run::RunSettings settings;
+    std::atomic<bool> interrupted{false};
+    std::ostringstream out;
+
+    explicit Batch(FakeCluster& cluster) {
+        settings.results_dir = dir.path();
+        settings.cache_dir = dir.path() / "cache";
+        settings.kernels = &kernels;
+        settings.batch = true;
+        settings.program = "/usr/bin/rig";
+        settings.db = dir.path() / "rig.db";
+        settings.cluster = &cluster;
+        settings.batch_poll = std::chrono::milliseconds(1);
+    }
+
+    Expected<run::RunSummary> run(int64_t run_id = 0) {
+        return run::run_scenario(scenario, *db, std::vector<run::Host>{}, settings, run_id,
+                                 interrupted, out);
+    }
+
+    std::map<std::string, int> outcomes(int64_t run_id) {
+        std::map<std::string, int> counts;
+        auto samples = db->samples(run_id).value();
+        for (const auto& sample : samples)
+            ++counts[std::string(core::to_string(sample.outcome))];
+        return counts;
+    }
+};
+
+FakeCluster::Ending ok() {
+    return {};
+}
+
+} // namespace
+
+TEST(Batch, EverySampleIsATaskOfOneArrayAndIsStoredOnce) {
+    FakeCluster cluster([](const run::SampleJob&) { return ok(); });
+    Batch batch(cluster);
+    auto summary = batch.run();
+    ASSERT_TRUE(summary) << summary.error().message << batch.out.str();
+    EXPECT_EQ(summary->samples_run, 4u);
+    EXPECT_EQ(cluster.submitted, 1);
+    EXPECT_EQ(cluster.ran.size(), 4u);
+    EXPECT_EQ(batch.outcomes(summary->run_id), (std::map<std::string, int>{{"ok", 4}}));
+}
+
+TEST(Batch, ATaskTheSchedulerEndedIsRetriedAndIsNeverAResult) {
+    FakeCluster cluster([](const run::SampleJob& job) {
+        if (job.repetition == 0 && job.cell.cell.param("cache") == "loose" && job.attempt == 0)
+            return FakeCluster::Ending{sched::JobState::node_fail, std::nullopt};
+        return ok();
+    });
+    Batch batch(cluster);
+    auto summary = batch.run();
+    ASSERT_TRUE(summary) << summary.error().message << batch.out.str();
+    EXPECT_EQ(batch.outcomes(summary->run_id), (std::map<std::string, int>{{"ok", 4}}));
+    EXPECT_EQ(cluster.ran.size(), 5u) << "the node failure's task ran again";
+    EXPECT_EQ(cluster.submitted, 2);
+}
+
+TEST(Batch, InfraPastTheRetryBoundIsStoredAsInfra) {
+    FakeCluster cluster([](const run::SampleJob& job) {
+        if (job.repetition == 1 && job.cell.cell.param("cache") == "none")
+            return FakeCluster::Ending{sched::JobState::failed, core::Outcome::infra_error};
+        return ok();
+    });
+    Batch batch(cluster);
+    auto summary = batch.run();
+    ASSERT_TRUE(summary) << summary.error().message << batch.out.str();
+    EXPECT_EQ(batch.outcomes(summary->run_id),
+              (std::map<std::string, int>{{"ok", 3}, {"infra-error", 1}}));
+    EXPECT_EQ(cluster.ran.size(), 3u + 4u) << "a first attempt and three retries";
+    EXPECT_EQ(summary->samples_not_ok, 1u);
+}
+
+TEST(Batch, CtrlCCancelsTheTasksAndAResumeRunsOnlyWhatIsMissing) {
+    Batch* current = nullptr;
+    int ran = 0;
+    FakeCluster cluster([&](const run::SampleJob&) {
+        if (++ran == 2)
+            current->interrupted = true;
+        return ok();
+    });
+    Batch batch(cluster);
+    current = &batch;
+    auto first = batch.run();
+    ASSERT_TRUE(first) << first.error().message << batch.out.str();
+    EXPECT_TRUE(first->interrupted);
+    EXPECT_GE(cluster.cancels, 1);
+    size_t stored = batch.db->samples(first->run_id).value().size();
+    EXPECT_LT(stored, 4u);
+
+    batch.interrupted = false;
+    auto resumed = batch.run(first->run_id);
+    ASSERT_TRUE(resumed) << resumed.error().message << batch.out.str();
+    EXPECT_EQ(resumed->samples_skipped, stored);
+    EXPECT_EQ(batch.outcomes(first->run_id), (std::map<std::string, int>{{"ok", 4}}));
+}
