@@ -112,13 +112,26 @@ GuestScript& GuestScript::done(milliseconds at) {
     return channel(at, "done");
 }
 
-GuestScript finished_guest(int workload_status) {
+namespace {
+
+// hello, a workload from `start` to `end`, done, and poweroff `end` / 3 later.
+GuestScript whole_guest(int workload_status, milliseconds start, milliseconds end) {
     GuestScript script;
     script.hello(milliseconds(0))
-        .workload(milliseconds(10), milliseconds(30), workload_status)
-        .done(milliseconds(30))
-        .exit(milliseconds(40), 0);
+        .workload(start, end, workload_status)
+        .done(end)
+        .exit(end + end / 3, 0);
     return script;
+}
+
+} // namespace
+
+GuestScript finished_guest(int workload_status) {
+    return whole_guest(workload_status, milliseconds(10), milliseconds(30));
+}
+
+GuestScript quick_guest(int workload_status) {
+    return whole_guest(workload_status, milliseconds(1), milliseconds(3));
 }
 
 FakeHypervisor::FakeHypervisor(GuestScript script)

@@ -53,6 +53,9 @@ struct GuestScript {
 // A whole sample's script: hello, a workload from 10 to 30 ms with this exit status,
 // done and poweroff.
 GuestScript finished_guest(int workload_status = 0);
+// The same in 3 ms, for tests of what runs samples (the run loop, the bisect driver), not
+// of a sample itself.
+GuestScript quick_guest(int workload_status = 0);
 
 class FakeHypervisor final : public vm::Hypervisor {
 public:

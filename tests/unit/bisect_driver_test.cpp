@@ -25,16 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
-// A guest that does everything in a few milliseconds: the driver, not the guest, is tested.
-GuestScript quick_guest(int workload_status) {
-    GuestScript script;
-    script.hello(milliseconds(0))
-        .workload(milliseconds(1), milliseconds(2), workload_status)
-        .done(milliseconds(2))
-        .exit(milliseconds(3), 0);
-    return script;
-}
-
 // A linear history of `size` commits, oldest first, and a scenario of one cell on it.
 struct Driver {
     test::TempDir dir;
@@ -83,7 +73,7 @@ struct Driver {
     std::function<GuestScript(const vm::GuestSpec&)> failing_from(int first_bad) {
         std::set<std::string> bad(commits.begin() + first_bad, commits.end());
         return [bad](const vm::GuestSpec& spec) {
-            return quick_guest(bad.count(FakeCommitBuilder::commit_of(spec.kernel)) ? 1 : 0);
+            return test::quick_guest(bad.count(FakeCommitBuilder::commit_of(spec.kernel)) ? 1 : 0);
         };
     }
 
@@ -149,7 +139,7 @@ TEST(BisectDriver, EndpointsThatDoNotDifferAreNotReproducible) {
     Driver driver(4);
     auto id = bisect::create_bisect(driver.options(0, 3), *driver.db, driver.settings);
     ASSERT_TRUE(id) << id.error().message;
-    FakeHypervisor hypervisor(quick_guest(0));
+    FakeHypervisor hypervisor(test::quick_guest(0));
     auto status = driver.run(*id, hypervisor);
     ASSERT_TRUE(status) << status.error().message;
     EXPECT_EQ(*status, core::BisectStatus::not_reproducible) << driver.out.str();

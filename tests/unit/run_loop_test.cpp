@@ -68,7 +68,7 @@ std::map<std::string, int> count_by_outcome(const std::vector<core::Sample>& sam
 
 TEST(RunLoop, WarmupsThenRoundsOfEveryCellEachStoredOnce) {
     Loop loop;
-    FakeHypervisor hypervisor(test::finished_guest());
+    FakeHypervisor hypervisor(test::quick_guest());
     auto summary = loop.run(hypervisor);
     ASSERT_TRUE(summary) << summary.error().message;
     EXPECT_EQ(summary->samples_run, 4u);
@@ -96,7 +96,7 @@ TEST(RunLoop, EachOutcomeIsStoredAndCountedAsNotOk) {
     // so the boot timeout ends it).
     loop.scenario.timeouts.boot = std::chrono::milliseconds(200);
     FakeHypervisor hypervisor([&](const vm::GuestSpec&) {
-        return guest++ == 0 ? test::finished_guest(2)
+        return guest++ == 0 ? test::quick_guest(2)
                             : GuestScript().hello(std::chrono::milliseconds(0));
     });
     auto summary = loop.run(hypervisor);
@@ -117,7 +117,7 @@ TEST(RunLoop, AResumeRunsWhatIsMissingFromTheStoredCellsNotFromTheFile) {
     FakeHypervisor hypervisor([&](const vm::GuestSpec&) {
         if (++started == 3)
             loop.interrupted = true;
-        return test::finished_guest();
+        return test::quick_guest();
     });
     auto first = loop.run(hypervisor);
     ASSERT_TRUE(first) << first.error().message;
@@ -130,7 +130,7 @@ TEST(RunLoop, AResumeRunsWhatIsMissingFromTheStoredCellsNotFromTheFile) {
     loop.interrupted = false;
     loop.scenario.kernels[0].name = "renamed";
     loop.scenario.matrix.clear();
-    FakeHypervisor second(test::finished_guest());
+    FakeHypervisor second(test::quick_guest());
     auto resumed = loop.run(second, first->run_id);
     ASSERT_TRUE(resumed) << resumed.error().message;
     EXPECT_EQ(resumed->samples_skipped, 2u);
@@ -144,7 +144,7 @@ TEST(RunLoop, AResumeRunsWhatIsMissingFromTheStoredCellsNotFromTheFile) {
 TEST(RunLoop, AKernelThatDoesNotBuildStopsTheRunAndNamesIt) {
     Loop loop;
     loop.kernels.set("deb", FakeKernelProvider::Result::build_failed);
-    FakeHypervisor hypervisor(test::finished_guest());
+    FakeHypervisor hypervisor(test::quick_guest());
     auto summary = loop.run(hypervisor);
     ASSERT_FALSE(summary);
     EXPECT_EQ(summary.error().kind, ErrorKind::config);
@@ -156,7 +156,7 @@ TEST(RunLoop, CtrlCDuringAKernelBuildEndsTheRunAsInterrupted) {
     Loop loop;
     loop.kernels.set("deb", FakeKernelProvider::Result::interrupted);
     loop.kernels.interrupt_after("deb", loop.interrupted);
-    FakeHypervisor hypervisor(test::finished_guest());
+    FakeHypervisor hypervisor(test::quick_guest());
     auto summary = loop.run(hypervisor);
     ASSERT_TRUE(summary) << summary.error().message;
     EXPECT_TRUE(summary->interrupted);
@@ -169,7 +169,7 @@ TEST(RunLoop, TwoJobsRunEachGuestOnCpusOfItsOwn) {
     Loop loop;
     loop.scenario.warmup = 0;
     loop.settings.jobs = 2;
-    FakeHypervisor hypervisor(test::finished_guest());
+    FakeHypervisor hypervisor(test::quick_guest());
     auto summary = loop.run(hypervisor);
     ASSERT_TRUE(summary) << summary.error().message;
     EXPECT_EQ(summary->samples_run, 4u);
