@@ -178,3 +178,37 @@ TEST(BisectDriver, AnInterruptedBisectResumesWithoutRedoingAStep) {
             << step.commit << " " << core::to_string(step.role) << " twice";
     EXPECT_GT(seen.size(), steps_before);
 }
+
+TEST(BisectDriver, InfraErrorsInARowStopTheBisectForAResume) {
+    Driver driver(4);
+    auto options = driver.options(0, 3);
+    options.infra_retries = 1;
+    auto id = bisect::create_bisect(options, *driver.db, driver.settings);
+    ASSERT_TRUE(id) << id.error().message;
+    GuestScript no_guest;
+    no_guest.start_error = "cannot set up guest memory";
+    FakeHypervisor hypervisor(no_guest);
+    auto status = driver.run(*id, hypervisor);
+    ASSERT_TRUE(status) << status.error().message;
+    EXPECT_EQ(*status, core::BisectStatus::stopped) << driver.out.str();
+    EXPECT_EQ(hypervisor.started().size(), 2u) << "the first attempt and one retry";
+}
+
+TEST(BisectDriver, APlantedFailureTheParentAlsoShowsLeavesTheCulpritUnverified) {
+    Driver driver(8);
+    auto id = bisect::create_bisect(driver.options(0, 7), *driver.db, driver.settings);
+    ASSERT_TRUE(id) << id.error().message;
+    // Commit 4 tests clean in its six samples as a bisect step, then fails when the verification
+    // samples it as the culprit's parent: the culprit does not stand out against it.
+    auto fail_from_5 = driver.failing_from(5);
+    const std::string parent = driver.commits[4];
+    int parent_guests = 0;
+    FakeHypervisor hypervisor([&](const vm::GuestSpec& spec) {
+        if (FakeCommitBuilder::commit_of(spec.kernel) == parent && ++parent_guests > 6)
+            return test::quick_guest(1);
+        return fail_from_5(spec);
+    });
+    auto status = driver.run(*id, hypervisor);
+    ASSERT_TRUE(status) << status.error().message;
+    EXPECT_EQ(*status, core::BisectStatus::unverified) << driver.out.str();
+}
