@@ -23,6 +23,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 namespace rig::run {
@@ -241,6 +242,43 @@ Expected<std::vector<Slot>> make_slots(const std::vector<Host>& hosts,
     return slots;
 }
 
+// A sample of a slot stored (a warmup is not) and its host's count raised; the error that
+// stops the run, if any. Called under the run's lock.
+std::optional<Error> store_slot_sample(RunState& state, const Planned& planned,
+                                       const SampleRun& ran, store::RunHost& host) {
+    Expected<int64_t> stored = planned.repetition < 0
+                                   ? Expected<int64_t>(0)
+                                   : state.db.add_sample(state.run_id, ran.sample);
+    if (ran.out_of_space)
+        return out_of_space_error(*ran.out_of_space, sample_fate(planned.repetition, stored),
+                                  state.run_id);
+    if (planned.repetition < 0)
+        return std::nullopt;
+    ++host.samples;
+    auto marked =
+        stored ? state.db.set_run_host(state.run_id, host) : tl::unexpected(stored.error());
+    if (!marked)
+        return marked.error();
+    ++state.summary.samples_run;
+    if (ran.sample.outcome != core::Outcome::ok)
+        ++state.summary.samples_not_ok;
+    return std::nullopt;
+}
+
+// The slots as run/hosts.hpp pools them. A cell's samples go round the slots: a slow CPU
+// set then touches every cell alike.
+Slots slot_pool(const std::vector<Planned>& plan, const std::vector<Slot>& slots) {
+    auto cell_index = std::make_shared<std::map<const core::Cell*, size_t>>();
+    for (const Planned& planned : plan)
+        cell_index->emplace(planned.cell, cell_index->size());
+    Slots pool;
+    for (const Slot& slot : slots)
+        pool.host_of.push_back(slot.host);
+    pool.group = [&plan, cell_index](size_t job) { return cell_index->at(plan[job].cell); };
+    pool.window = cell_index->size();
+    return pool;
+}
+
 Expected<void> run_on_slots(const std::vector<Planned>& plan, const std::vector<Host>& hosts,
                             const std::vector<Slot>& slots, RunState& state) {
     // Kernels before the threads start: fetching one writes the cache and the store.
@@ -289,28 +327,8 @@ Expected<void> run_on_slots(const std::vector<Planned>& plan, const std::vector<
         --running;
         ++done;
         state.progress.batch("guests", plan.size() - done - running, running, done);
-        if (failure)
-            return {};
-        Expected<int64_t> stored = planned.repetition < 0
-                                       ? Expected<int64_t>(0)
-                                       : state.db.add_sample(state.run_id, sample);
-        if (ran.out_of_space) {
-            failure = out_of_space_error(*ran.out_of_space, sample_fate(planned.repetition, stored),
-                                         state.run_id);
-            return {};
-        }
-        if (planned.repetition < 0)
-            return {};
-        ++records[slot.host].samples;
-        auto marked = stored ? state.db.set_run_host(state.run_id, records[slot.host])
-                             : tl::unexpected(stored.error());
-        if (!marked) {
-            failure = marked.error();
-            return {};
-        }
-        ++state.summary.samples_run;
-        if (sample.outcome != core::Outcome::ok)
-            ++state.summary.samples_not_ok;
+        if (!failure)
+            failure = store_slot_sample(state, planned, ran, records[slot.host]);
         return {};
     };
     auto on_lost = [&](size_t h, const std::string& why) {
@@ -326,16 +344,8 @@ Expected<void> run_on_slots(const std::vector<Planned>& plan, const std::vector<
         std::lock_guard lock(mutex);
         return state.interrupted || failure.has_value();
     };
-    // A cell's samples go round the slots: a slow CPU set then touches every cell alike.
-    std::map<const core::Cell*, size_t> cell_index;
-    for (const Planned& planned : plan)
-        cell_index.emplace(planned.cell, cell_index.size());
-    Slots pool;
-    for (const Slot& slot : slots)
-        pool.host_of.push_back(slot.host);
-    pool.group = [&](size_t job) { return cell_index.at(plan[job].cell); };
-    pool.window = cell_index.size();
-    std::vector<size_t> left = run::run_on_slots(plan.size(), pool, run, on_lost, stop);
+    std::vector<size_t> left =
+        run::run_on_slots(plan.size(), slot_pool(plan, slots), run, on_lost, stop);
     if (failure)
         return tl::unexpected(*failure);
     if (!left.empty() && !state.interrupted)
@@ -426,6 +436,61 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
                         run_id, interrupted, out);
 }
 
+// The run's row, for a new run: the scenario as given, this host, and how it was started.
+store::RunInfo run_info(const core::Scenario& given, const host::Facts& facts,
+                        const RunSettings& settings) {
+    store::RunInfo info;
+    info.scenario_name = given.name;
+    info.scenario_file = given.file;
+    info.scenario_text = given.text;
+    info.scenario_hash = util::sha256_hex(given.text);
+    info.host_facts = facts.to_json();
+    info.rig_version = RIG_VERSION;
+    info.backend = settings.backend;
+    info.uris = settings.uris;
+    info.jobs = settings.jobs;
+    return info;
+}
+
+// Every sample still missing, round by round; a fresh run's warmup rounds first.
+std::vector<Planned> plan_samples(const core::Scenario& scenario,
+                                  const std::vector<core::Cell>& cells,
+                                  const store::SampleKeys& finished) {
+    std::vector<Planned> plan;
+    bool resuming = !finished.empty();
+    for (int round = resuming ? 0 : -scenario.warmup; round < scenario.repeat; ++round)
+        for (const core::Cell& cell : cells)
+            if (round < 0 || !finished.count({cell.id, round}))
+                plan.push_back({&cell, round});
+    return plan;
+}
+
+// "run 3: quickstart, 8 cells x 3 repeats, accel tcg, backend qemu, ..."
+std::string run_header(int64_t run_id, const core::Scenario& scenario, size_t cells,
+                       size_t finished, std::string_view accel, const std::string& backend,
+                       const std::vector<Host>& hosts, int jobs, const std::vector<Slot>& slots) {
+    std::ostringstream out;
+    out << "run " << run_id << ": " << scenario.name << ", " << cells << " cells x "
+        << scenario.repeat << " repeats";
+    if (finished == 0 && scenario.warmup > 0)
+        out << " + " << scenario.warmup << " warmup rounds";
+    if (finished > 0)
+        out << ", resuming: " << finished << " samples already done";
+    out << ", accel " << accel << ", backend " << backend;
+    if (hosts.size() > 1) {
+        out << " on " << hosts.size() << " hosts:";
+        for (const Host& host : hosts)
+            out << " " << host.name;
+    }
+    if (jobs > 1) {
+        std::vector<core::CpuSet> sets;
+        for (const Slot& slot : slots)
+            sets.push_back(slot.cpus);
+        out << ", " << jobs << " guests at once per host on CPUs " << core::cpu_sets_text(sets);
+    }
+    return out.str();
+}
+
 // A run's cells whole: frozen from the scenario for a new run, read back for a resumed one
 // (a run stored before cells were, by freezing its stored scenario's cells now).
 Expected<std::vector<core::CellRecord>> cells_of_run(const core::Scenario& scenario,
@@ -464,19 +529,8 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
         facts.accel = accel = RIG_TRY(host::choose_accel(given.guest.accel, settings.cache_dir));
 
     RunSummary summary;
-    if (run_id == 0) {
-        store::RunInfo info;
-        info.scenario_name = given.name;
-        info.scenario_file = given.file;
-        info.scenario_text = given.text;
-        info.scenario_hash = util::sha256_hex(given.text);
-        info.host_facts = facts.to_json();
-        info.rig_version = RIG_VERSION;
-        info.backend = settings.backend;
-        info.uris = settings.uris;
-        info.jobs = settings.jobs;
-        run_id = RIG_TRY(db.begin_run(info));
-    }
+    if (run_id == 0)
+        run_id = RIG_TRY(db.begin_run(run_info(given, facts, settings)));
     summary.run_id = run_id;
     RIG_TRY(db.add_cells(run_id, records));
     fs::path run_dir = settings.results_dir / "runs" / std::to_string(run_id);
@@ -486,34 +540,13 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
     const std::vector<core::Cell>& cells = thawed.cells;
     store::SampleKeys finished = RIG_TRY(db.finished_samples(run_id));
 
-    std::vector<Planned> plan;
-    bool resuming = !finished.empty();
-    for (int round = resuming ? 0 : -scenario.warmup; round < scenario.repeat; ++round)
-        for (const core::Cell& cell : cells)
-            if (round < 0 || !finished.count({cell.id, round}))
-                plan.push_back({&cell, round});
+    std::vector<Planned> plan = plan_samples(scenario, cells, finished);
     summary.samples_skipped = finished.size();
-
-    out << "run " << run_id << ": " << scenario.name << ", " << cells.size() << " cells x "
-        << scenario.repeat << " repeats";
-    if (!resuming && scenario.warmup > 0)
-        out << " + " << scenario.warmup << " warmup rounds";
-    if (resuming)
-        out << ", resuming: " << finished.size() << " samples already done";
-    out << ", accel " << (settings.batch ? "per node" : core::to_string(accel)) << ", backend "
-        << (settings.batch ? std::string("slurm") : hosts.front().hypervisor->name());
-    if (hosts.size() > 1) {
-        out << " on " << hosts.size() << " hosts:";
-        for (const Host& host : hosts)
-            out << " " << host.name;
-    }
-    if (jobs > 1 && !settings.batch) {
-        std::vector<core::CpuSet> sets;
-        for (const Slot& slot : slots)
-            sets.push_back(slot.cpus);
-        out << ", " << jobs << " guests at once per host on CPUs " << core::cpu_sets_text(sets);
-    }
-    out << "\n";
+    out << run_header(run_id, scenario, cells.size(), finished.size(),
+                      settings.batch ? "per node" : core::to_string(accel),
+                      settings.batch ? std::string("slurm") : hosts.front().hypervisor->name(),
+                      hosts, settings.batch ? 1 : jobs, slots)
+        << "\n";
 
     size_t stored_samples = static_cast<size_t>(std::count_if(
         plan.begin(), plan.end(), [](const Planned& p) { return p.repetition >= 0; }));
