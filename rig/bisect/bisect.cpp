@@ -69,15 +69,15 @@ struct Endpoints {
     Endpoints& operator=(const Endpoints&) = delete;
 };
 
-// Duration and metric criteria: GOOD measured like BAD, both values calibrate the steps.
-Expected<Ending> calibrate_values(Context& context, const StepIo& io, Endpoints& ends,
-                                  const Measured& bad_end) {
+// GOOD measured, as the endpoints calibrate, with `samples` samples into `good_end`; how
+// the bisect ends when that did not finish or GOOD does not build.
+Expected<Ending> measure_good(Context& context, int samples, const Endpoints& ends,
+                              const StepIo& io, Measured& good_end) {
     const std::string& good = context.info.good;
-    const int n = context.options.samples;
-    ends.calibration.bad = values_of(context, bad_end.samples);
     Policy calibrate_good = ends.calibrate;
     calibrate_good.calibrates = core::Verdict::good;
-    auto good_end =
+    calibrate_good.samples = samples;
+    good_end =
         RIG_TRY(measure_once(context, {core::StepRole::good_endpoint, good, calibrate_good}, io));
     if (auto stop = RIG_TRY(unfinished(context, good_end, io.out)))
         return stop;
@@ -85,6 +85,17 @@ Expected<Ending> calibrate_values(Context& context, const StepIo& io, Endpoints&
         return not_reproducible(
             context, "GOOD " + short_sha(good) + " does not build (" + good_end.step.evidence + ")",
             io.out);
+    return Ending();
+}
+
+// Duration and metric criteria: GOOD measured like BAD, both values calibrate the steps.
+Expected<Ending> calibrate_values(Context& context, const StepIo& io, Endpoints& ends,
+                                  const Measured& bad_end) {
+    const int n = context.options.samples;
+    ends.calibration.bad = values_of(context, bad_end.samples);
+    Measured good_end;
+    if (auto stop = RIG_TRY(measure_good(context, ends.calibrate.samples, ends, io, good_end)))
+        return stop;
     ends.calibration.good = values_of(context, good_end.samples);
     Policy& policy = ends.policy;
     if (context.criterion.kind == CriterionKind::duration) {
@@ -156,17 +167,10 @@ Expected<Ending> calibrate_functional(Context& context, const StepIo& io, Endpoi
     // for the regression. Planned from BAD alone, so a resume plans the same.
     SamplePlan plan =
         plan_samples(seen.reproduced, seen.usable, options.confidence, options.max_samples);
-    Policy calibrate_good = ends.calibrate;
-    calibrate_good.calibrates = core::Verdict::good;
-    calibrate_good.samples = std::max(2 * plan.samples, options.samples);
-    auto good_end =
-        RIG_TRY(measure_once(context, {core::StepRole::good_endpoint, good, calibrate_good}, io));
-    if (auto stop = RIG_TRY(unfinished(context, good_end, io.out)))
+    Measured good_end;
+    if (auto stop = RIG_TRY(
+            measure_good(context, std::max(2 * plan.samples, options.samples), ends, io, good_end)))
         return stop;
-    if (good_end.step.build_outcome != core::BuildOutcome::ok)
-        return not_reproducible(
-            context, "GOOD " + short_sha(good) + " does not build (" + good_end.step.evidence + ")",
-            io.out);
     if (good_end.step.verdict == core::Verdict::skip)
         return not_reproducible(
             context, "GOOD " + short_sha(good) + " cannot be tested: " + good_end.step.evidence,

@@ -75,12 +75,7 @@ Expected<core::Slurm> read_slurm(const Context& context, const Entry& entry) {
             slurm.time_limit = std::chrono::ceil<std::chrono::minutes>(*duration);
             slurm.time = text;
         } else if (key.key == "exclusive") {
-            Located value = RIG_TRY(read_scalar(context, key.value, key.path, "true or false"));
-            auto boolean = core::canonical_boolean(value.value);
-            if (!boolean)
-                return error_at(context, value,
-                                "expected true or false, got '" + value.value + "'");
-            slurm.exclusive = *boolean == "true";
+            slurm.exclusive = RIG_TRY(read_boolean(context, key.value, key.path));
         } else if (key.key == "sbatch") {
             slurm.sbatch = RIG_TRY(read_sbatch_arguments(context, key));
         } else {

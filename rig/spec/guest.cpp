@@ -47,12 +47,7 @@ Expected<core::Guest> read_guest(const Context& context, const Entry& entry) {
             guest.cpus =
                 static_cast<int>(RIG_TRY(read_integer(context, key.value, key.path, 1, 64)));
         } else if (key.key == "count_9p") {
-            Located value = RIG_TRY(read_scalar(context, key.value, key.path, "true or false"));
-            auto boolean = core::canonical_boolean(value.value);
-            if (!boolean)
-                return error_at(context, value,
-                                "expected true or false, got '" + value.value + "'");
-            guest.count_9p = *boolean == "true";
+            guest.count_9p = RIG_TRY(read_boolean(context, key.value, key.path));
         } else if (key.key == "scratch") {
             Located text = RIG_TRY(read_scalar(context, key.value, key.path, "a size"));
             auto bytes = util::parse_size(text.value);

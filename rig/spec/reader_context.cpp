@@ -102,6 +102,14 @@ Expected<Located> canonical_axis_value(const Context& context, std::string_view 
     return value;
 }
 
+Expected<bool> read_boolean(const Context& context, const YAML::Node& node, std::string_view path) {
+    Located value = RIG_TRY(read_scalar(context, node, path, "true or false"));
+    auto boolean = core::canonical_boolean(value.value);
+    if (!boolean)
+        return error_at(context, value, "expected true or false, got '" + value.value + "'");
+    return *boolean == "true";
+}
+
 Expected<void> check_unique(const Context& context, const std::vector<Located>& values,
                             const std::vector<std::string>& written) {
     std::map<std::string, const Located*> seen;

@@ -27,6 +27,9 @@ Expected<core::Located> canonical_axis_value(const Context& context, std::string
 
 // Rejects a value listed twice; `written` holds the values as the user wrote them, so the
 // message can say why "4K" and "4096" collide.
+// A boolean key's value, in any spelling core::canonical_boolean takes.
+Expected<bool> read_boolean(const Context& context, const YAML::Node& node, std::string_view path);
+
 Expected<void> check_unique(const Context& context, const std::vector<core::Located>& values,
                             const std::vector<std::string>& written);
 
