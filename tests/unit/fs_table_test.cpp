@@ -5,6 +5,7 @@
 #include "core/matrix.hpp"
 #include "guest/initramfs.hpp"
 #include "guest/job.hpp"
+#include "report/plan.hpp"
 #include "spec/spec.hpp"
 
 #include <algorithm>
@@ -43,6 +44,10 @@ TEST(FsTable, AFakeRowExpandsIntoCellsWithItsCacheModes) {
                           "deb-6.1 debian cache=lazy fs=fakefs msize=8192",
                       }));
     EXPECT_EQ(&cells->back().fs(), core::find_fs("fakefs"));
+    // `rig plan` lists its cells like any other's.
+    std::string plan = report::render_plan(*scenario, *cells, report::PlanFormat::text);
+    EXPECT_NE(plan.find("fakefs"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("lazy"), std::string::npos) << plan;
     // What a sample records it asked for: the row's daemon and cache mode.
     EXPECT_EQ(core::mount_requested(cells->back()), "fakefsd cache=lazy");
     core::Cell plain = cells->back();
