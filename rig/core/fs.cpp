@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <deque>
 
 namespace rig::core {
 
@@ -23,12 +24,18 @@ std::vector<const Filesystem*>& table() {
     return k_rows;
 }
 
+// The rows themselves. A deque never moves what it holds, so the table's pointers (and
+// the references it hands out) stay valid; its end frees them at exit.
+std::deque<Filesystem>& storage() {
+    static std::deque<Filesystem> k_storage;
+    return k_storage;
+}
+
 } // namespace
 
 FsRegistrar::FsRegistrar(Filesystem row) {
     assert(!find_fs(row.name));
-    // Rows live as long as the program: the table hands out references to them.
-    auto* kept = new Filesystem(std::move(row));
+    const Filesystem* kept = &storage().emplace_back(std::move(row));
     auto& rows = table();
     auto after = std::upper_bound(
         rows.begin(), rows.end(), kept,
