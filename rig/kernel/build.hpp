@@ -85,6 +85,10 @@ struct BuildResult {
     std::optional<Artifact> artifact; // set exactly when outcome is ok
 };
 
+// The commit `ref` names in the git repository `repo` (read-only there). A missing
+// repository, a folder that is not one, or a ref that names no commit is a config error.
+Expected<std::string> resolve_commit(const std::filesystem::path& repo, const std::string& ref);
+
 // Resolves the ref in the user's repository (read-only there), then returns the cached
 // artifact for (commit, patches, config hash, compiler), or builds it: rig's own clone of
 // the repository (cache/git/<repo>/src, sharing the user's objects) is checked out at the

@@ -50,17 +50,19 @@ Expected<std::string> compiler_version() {
 
 } // namespace
 
+Expected<std::string> resolve_commit(const fs::path& repo, const std::string& ref) {
+    if (!fs::is_directory(repo))
+        return fail(ErrorKind::config, "kernel repository " + repo.string() + " does not exist");
+    RIG_TRY(git_output({"rev-parse", "--git-dir"}, repo, ErrorKind::config,
+                       repo.string() + " is not a git repository"));
+    return git_output({"rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}"},
+                      repo, ErrorKind::config,
+                      "ref '" + ref + "' is not a commit in " + repo.string());
+}
+
 Expected<Resolved> resolve(const GitRequest& request) {
-    if (!fs::is_directory(request.repo))
-        return fail(ErrorKind::config,
-                    "kernel repository " + request.repo.string() + " does not exist");
-    RIG_TRY(git_output({"rev-parse", "--git-dir"}, request.repo, ErrorKind::config,
-                       request.repo.string() + " is not a git repository"));
     Resolved resolved;
-    resolved.commit = RIG_TRY(git_output(
-        {"rev-parse", "--verify", "--quiet", "--end-of-options", request.ref + "^{commit}"},
-        request.repo, ErrorKind::config,
-        "ref '" + request.ref + "' is not a commit in " + request.repo.string()));
+    resolved.commit = RIG_TRY(resolve_commit(request.repo, request.ref));
 
     std::vector<Fragment> fragments;
     for (const std::string& name : request.fragments) {

@@ -4,7 +4,6 @@
 
 #include "kernel/build.hpp"
 #include "kernel/config.hpp"
-#include "proc/git.hpp"
 #include "util/file.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -22,19 +21,6 @@ core::StoredFile stored(std::string name, std::string text) {
     return {std::move(name), std::move(sha256), std::move(text)};
 }
 
-Expected<std::string> resolve_commit(const fs::path& repo, const std::string& ref) {
-    if (!fs::is_directory(repo))
-        return fail(ErrorKind::config, "kernel repository " + repo.string() + " does not exist");
-    proc::RunOptions options;
-    options.cwd = repo;
-    auto result = RIG_TRY(proc::run_git(
-        {"rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}"}, options));
-    std::string commit(util::trim(result.out));
-    if (result.exit_code != 0 || commit.empty())
-        return fail(ErrorKind::config, "ref '" + ref + "' is not a commit in " + repo.string());
-    return commit;
-}
-
 // The git parts of a record: commit, absolute repository, fragment and patch texts.
 Expected<void> freeze_git(core::CellRecord& record, const fs::path& dir,
                           std::map<std::pair<std::string, std::string>, std::string>& commits) {
@@ -42,7 +28,7 @@ Expected<void> freeze_git(core::CellRecord& record, const fs::path& dir,
     record.kernel.repo = request.repo.string();
     auto& commit = commits[{record.kernel.repo, record.kernel.ref}];
     if (commit.empty())
-        commit = RIG_TRY(resolve_commit(request.repo, record.kernel.ref));
+        commit = RIG_TRY(kernel::resolve_commit(request.repo, record.kernel.ref));
     record.commit = commit;
     for (const std::string& name : record.cell.fragments)
         record.fragments.push_back(
