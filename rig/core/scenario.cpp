@@ -135,6 +135,8 @@ std::string Guest::canonical() const {
     // Only when asked for, so that the cells of scenarios without a disk keep their ids.
     if (scratch_bytes != 0)
         out += ";scratch=" + std::to_string(scratch_bytes);
+    for (const std::string& path : host_paths)
+        out += ";host_path=" + path;
     return out;
 }
 

@@ -125,6 +125,9 @@ struct Guest {
     // (the agent names it /dev/rig-scratch); 0 = none. Part of the cell: a benchmark on
     // a disk is another experiment than one without.
     uint64_t scratch_bytes = 0;
+    // Host folders the guest sees read-only besides its root (guest/root.hpp), at the same
+    // paths: whatever a workload needs that a compile does not. Part of the cell.
+    std::vector<std::string> host_paths;
     std::string canonical() const;
 };
 

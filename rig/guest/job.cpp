@@ -8,6 +8,34 @@
 
 namespace rig::guest {
 
+namespace {
+
+// NAME:VALUE words: the agent splits at the first colon and checks each side again.
+Expected<std::string> pairs(const std::string& what,
+                            const std::vector<std::pair<std::string, std::string>>& entries) {
+    constexpr std::string_view k_name =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+    constexpr std::string_view k_value =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+-";
+    std::vector<std::string> words;
+    for (const auto& [name, value] : entries) {
+        if (name.empty() || name.find_first_not_of(k_name) != std::string::npos || value.empty() ||
+            value.find_first_not_of(k_value) != std::string::npos ||
+            value.find("..") != std::string::npos)
+            return fail(ErrorKind::config, what + " '" + name + ":" + value +
+                                               "' is not two plain words (letters, digits, "
+                                               "_ ./+- and no '..')");
+        words.push_back(name + ":" + value);
+    }
+    return util::join(words, " ");
+}
+
+} // namespace
+
+bool is_root_tag(std::string_view tag) {
+    return tag == k_usr_tag || tag == k_etc_tag;
+}
+
 Expected<std::string> job_file(const Job& job) {
     std::string text;
     auto add = [&](const std::string& key, const std::string& value) -> Expected<void> {
@@ -17,6 +45,10 @@ Expected<std::string> job_file(const Job& job) {
         return {};
     };
     RIG_TRY(add("RUN_ID", job.run_label));
+    if (!job.root_shares.empty())
+        RIG_TRY(add("ROOT_SHARES", RIG_TRY(pairs("root share", job.root_shares))));
+    if (!job.root_links.empty())
+        RIG_TRY(add("ROOT_LINKS", RIG_TRY(pairs("root link", job.root_links))));
     const core::Filesystem& fs = *job.fs;
     RIG_TRY(add("MODULES", module_list_path(fs)));
     // The row's recipe (core/fs.hpp), which guests/init follows.

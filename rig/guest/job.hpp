@@ -13,8 +13,12 @@
 
 namespace rig::guest {
 
-// The share tags and mount point the agent and the hypervisor agree on.
-inline constexpr const char* k_root_tag = "hostroot";
+// The share tags and mount point the agent and the hypervisor agree on. The guest root's
+// shares (guest/root.hpp): the host's /usr, rig's copy of /etc, and a scenario's host
+// paths, tagged k_host_path_tag and their index.
+inline constexpr const char* k_usr_tag = "rootusr";
+inline constexpr const char* k_etc_tag = "rootetc";
+inline constexpr const char* k_host_path_tag = "hostpath";
 inline constexpr const char* k_work_tag = "work";
 // An empty 9p share the agent looks names up in to mark phase boundaries for the host's
 // 9p trace (vm/protocol_trace.hpp).
@@ -50,7 +54,14 @@ struct Job {
     // options, whitelisted tokens the agent checks one by one.
     std::filesystem::path fuse_daemon;
     std::vector<std::string> fuse_args;
+    // The guest root: 9p shares by tag and where each is mounted, and the links of /.
+    std::vector<std::pair<std::string, std::string>> root_shares;
+    std::vector<std::pair<std::string, std::string>> root_links;
 };
+
+// Whether a share tag is tagged as one of the guest root's shares (their requests count
+// together, as the root's).
+bool is_root_tag(std::string_view tag);
 
 // Values travel as KEY=VALUE lines: a newline in one is refused, never escaped.
 Expected<std::string> job_file(const Job& job);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "host/account.hpp"
 
+#include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
 #include <vector>
@@ -14,7 +15,17 @@ std::optional<Account> find_account(const std::string& name) {
     struct passwd* found = nullptr;
     if (::getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 || !found)
         return std::nullopt;
-    return Account{name, found->pw_uid, found->pw_gid};
+    Account account{name, found->pw_uid, found->pw_gid, {}};
+    int count = 16;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        account.groups.resize(static_cast<size_t>(count));
+        if (::getgrouplist(name.c_str(), account.gid, account.groups.data(), &count) >= 0) {
+            account.groups.resize(static_cast<size_t>(count));
+            return account;
+        }
+    }
+    account.groups = {account.gid};
+    return account;
 }
 
 std::optional<Account> libvirt_qemu_account() {
@@ -22,6 +33,22 @@ std::optional<Account> libvirt_qemu_account() {
         if (auto account = find_account(name))
             return account;
     return std::nullopt;
+}
+
+Expected<std::optional<Account>> qemu_account() {
+    if (::geteuid() != 0)
+        return std::optional<Account>();
+    auto account = find_account(k_qemu_account);
+    if (!account)
+        return fail(ErrorKind::infra,
+                    std::string("rig runs as root but there is no user ") + k_qemu_account +
+                        " to run QEMU as: run scripts/install-deps, or create it with "
+                        "`adduser --system --group --no-create-home " +
+                        k_qemu_account + "` (README, \"Security\")");
+    if (account->uid == 0)
+        return fail(ErrorKind::infra, std::string("the user ") + k_qemu_account +
+                                          " is root: QEMU must not run as root");
+    return account;
 }
 
 } // namespace rig::host

@@ -2,9 +2,12 @@
 // Local user accounts, looked up safely from any thread (guests of --jobs start at once).
 #pragma once
 
+#include "util/error.hpp"
+
 #include <optional>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 namespace rig::host {
 
@@ -12,6 +15,7 @@ struct Account {
     std::string name;
     uid_t uid = 0;
     gid_t gid = 0;
+    std::vector<gid_t> groups; // every group it is in, its own among them
 };
 
 // The account called `name`, from the passwd database (getpwnam_r, not getpwnam, whose
@@ -21,5 +25,13 @@ std::optional<Account> find_account(const std::string& name);
 // The account a local privileged libvirtd runs QEMU as: libvirt-qemu on Debian, qemu
 // elsewhere; nullopt when neither exists.
 std::optional<Account> libvirt_qemu_account();
+
+// The account rig runs QEMU as when it runs as root: a system user of its own
+// (scripts/install-deps creates it, in group kvm), never root.
+inline constexpr const char* k_qemu_account = "rig-qemu";
+
+// rig's own user's QEMU runs as rig: nullopt. As root, the k_qemu_account account, or an
+// error that says how to create it.
+Expected<std::optional<Account>> qemu_account();
 
 } // namespace rig::host

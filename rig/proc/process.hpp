@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace rig::proc {
@@ -44,6 +45,25 @@ Expected<RunResult> run(const std::vector<std::string>& argv, const RunOptions& 
 // otherwise the first match in PATH. nullopt when there is none.
 std::optional<std::filesystem::path> find_program(const std::string& name);
 
+// Who a child runs as: set between fork and exec, when rig runs as root.
+struct Credentials {
+    uid_t uid = 0;
+    gid_t gid = 0;
+    std::vector<gid_t> groups; // supplementary; the account's own, looked up by the caller
+};
+
+// Where binds appear: a tmpfs mounted over /tmp in the child's own mount namespace, which
+// the child's user may walk wherever the sources lie (a results folder under /root, say).
+inline constexpr const char* k_bind_root = "/tmp";
+
+// A file or folder of rig's that a child run as another user sees at `target`, a path
+// directly under k_bind_root.
+struct Bind {
+    std::filesystem::path source;
+    std::filesystem::path target;
+    bool readonly = false;
+};
+
 struct SpawnOptions {
     std::filesystem::path cwd;
     std::map<std::string, std::string> env;
@@ -51,6 +71,11 @@ struct SpawnOptions {
     std::filesystem::path stderr_file; // empty: same as stdout_file
     // The CPUs the child and all its threads may run on; empty: rig's own.
     std::vector<int> cpus;
+    // Run as this user: supplementary groups, then group and user are set before exec,
+    // after the binds. nullopt: rig's own user.
+    std::optional<Credentials> user;
+    // Made in a mount namespace of the child's own (needs root, so only with `user`).
+    std::vector<Bind> binds;
 };
 
 // A long-running child such as QEMU, virtiofsd or make, with stdin from /dev/null, in its

@@ -11,8 +11,11 @@
 #include <boost/process/extend.hpp>
 #include <cerrno>
 #include <csignal>
+#include <fcntl.h>
+#include <grp.h>
 #include <mutex>
 #include <string_view>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -58,10 +61,14 @@ public:
         // terminal's Ctrl-C reaches only rig, which then shuts children down in order.
         if (::setpgid(0, 0) != 0)
             die("setpgid failed");
-        // PDEATHSIG fires when the *thread* that forked exits, not the process: a Child
-        // must be spawned from a long-lived thread (the main thread). run() is safe from
-        // any thread because it waits for the child in the thread that forked it. The
-        // rest of the group is the watcher's (watch_group).
+        if (!m_launch.mounts.empty() && !make_mounts())
+            die("cannot make the child's binds");
+        if (m_launch.drop_user && !drop_user())
+            die("cannot become the child's user");
+        // After the user is dropped: a change of credentials clears it. PDEATHSIG fires when the
+        // *thread* that forked exits, not the process: a Child must be spawned from a long-lived
+        // thread (the main thread). run() is safe from any thread because it waits for the child in
+        // the thread that forked it. The rest of the group is the watcher's (watch_group).
         if (::prctl(PR_SET_PDEATHSIG, k_parent_died) != 0)
             die("prctl(PR_SET_PDEATHSIG) failed");
         // rig may have died between fork and prctl; then no signal will ever come.
@@ -105,6 +112,74 @@ public:
     }
 
 private:
+    // A mount namespace of its own, private so that nothing reaches the host's, with a
+    // tmpfs over mount_root and each bind made in it. Each source is opened in the new
+    // namespace before the tmpfs covers it (a bind's source must be one of the namespace's
+    // own mounts) and bound through /proc/self/fd. Async-signal-safe calls only.
+    bool make_mounts() const {
+        if (::unshare(CLONE_NEWNS) != 0 ||
+            ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+            return false;
+        int sources[Launch::k_most_mounts];
+        size_t count = m_launch.mounts.size();
+        if (count > Launch::k_most_mounts)
+            return false;
+        for (size_t i = 0; i < count; ++i) {
+            sources[i] = ::open(m_launch.mounts[i].source.c_str(), O_PATH | O_CLOEXEC);
+            if (sources[i] < 0)
+                return false;
+        }
+        if (::mount("rig", m_launch.mount_root.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
+                    "mode=0755,size=64k") != 0)
+            return false;
+        for (size_t i = 0; i < count; ++i) {
+            const Launch::Mount& bind = m_launch.mounts[i];
+            const char* target = bind.target.c_str();
+            if (bind.directory) {
+                if (::mkdir(target, 0755) != 0)
+                    return false;
+            } else {
+                int fd = ::open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+                if (fd < 0)
+                    return false;
+                ::close(fd);
+            }
+            char source[32];
+            fd_path(sources[i], source);
+            if (::mount(source, target, nullptr, MS_BIND, nullptr) != 0)
+                return false;
+            if (bind.readonly &&
+                ::mount(nullptr, target, nullptr,
+                        MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, nullptr) != 0)
+                return false;
+            ::close(sources[i]);
+        }
+        return true;
+    }
+
+    // "/proc/self/fd/N" without the allocator, which another thread may have held at fork.
+    static void fd_path(int fd, char (&out)[32]) {
+        constexpr char k_prefix[] = "/proc/self/fd/";
+        size_t at = 0;
+        for (char c : std::string_view(k_prefix))
+            out[at++] = c;
+        char digits[12];
+        size_t n = 0;
+        do {
+            digits[n++] = static_cast<char>('0' + fd % 10);
+            fd /= 10;
+        } while (fd > 0);
+        while (n > 0)
+            out[at++] = digits[--n];
+        out[at] = '\0';
+    }
+
+    bool drop_user() const {
+        return ::setgroups(m_launch.groups.size(), m_launch.groups.data()) == 0 &&
+               ::setgid(m_launch.gid) == 0 && ::setuid(m_launch.uid) == 0 &&
+               ::setuid(0) != 0; // no way back
+    }
+
     Launch& m_launch;
 };
 

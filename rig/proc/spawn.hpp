@@ -34,6 +34,22 @@ struct Launch {
     std::array<int, 3> stdio{-1, -1, -1};
     pid_t parent = -1;
     std::optional<cpu_set_t> affinity; // nullopt: inherit rig's
+    // Binds made in a new mount namespace (SpawnOptions::binds): sources as
+    // /proc/self/fd/N of O_PATH descriptors the caller keeps open until the spawn returns.
+    struct Mount {
+        std::string source;
+        std::string target;
+        bool directory = false;
+        bool readonly = false;
+    };
+    std::vector<Mount> mounts; // at most k_most_mounts
+    static constexpr size_t k_most_mounts = 16;
+    std::string mount_root; // the tmpfs the targets are made in
+    // The user the child becomes; groups is the supplementary list.
+    bool drop_user = false;
+    uid_t uid = 0;
+    gid_t gid = 0;
+    std::vector<gid_t> groups;
     // The handshake with the group's watcher (spawn_group): the child writes its pid to
     // the first and execs once the second brings a byte.
     int to_watcher = -1;

@@ -20,7 +20,7 @@ void add_window(std::vector<core::Metric>& metrics, const std::string& prefix,
             counts.by_type.try_emplace(type, 0);
         std::string name = prefix + names.family + ".";
         if (names.per_share)
-            name += share_metric_name(share) + ".";
+            name += share + ".";
         metrics.push_back({name + "requests", static_cast<double>(counts.requests), "requests"});
         for (const auto& [type, number] : counts.by_type)
             metrics.push_back({name + type, static_cast<double>(number), "requests"});
@@ -31,17 +31,20 @@ void add_window(std::vector<core::Metric>& metrics, const std::string& prefix,
     }
 }
 
+void add(vm::ShareCounts& into, const vm::ShareCounts& counts) {
+    into.requests += counts.requests;
+    into.read_bytes += counts.read_bytes;
+    into.write_bytes += counts.write_bytes;
+    for (const auto& [type, number] : counts.by_type)
+        into.by_type[type] += number;
+}
+
+// Keyed by the shares' metric names: the guest root's shares count as one, "root".
 vm::TraceWindow sum(const std::vector<vm::TraceWindow>& windows) {
     vm::TraceWindow total;
     for (const vm::TraceWindow& window : windows)
-        for (const auto& [share, counts] : window) {
-            vm::ShareCounts& into = total[share];
-            into.requests += counts.requests;
-            into.read_bytes += counts.read_bytes;
-            into.write_bytes += counts.write_bytes;
-            for (const auto& [type, number] : counts.by_type)
-                into.by_type[type] += number;
-        }
+        for (const auto& [share, counts] : window)
+            add(total[share_metric_name(share)], counts);
     return total;
 }
 
@@ -56,7 +59,7 @@ CountNames virtiofs_count_names() {
 }
 
 std::string share_metric_name(const std::string& aname) {
-    return aname == guest::k_root_tag ? "root" : aname;
+    return guest::is_root_tag(aname) ? "root" : aname;
 }
 
 std::vector<core::Metric> protocol_metrics(const vm::ProtocolCounts& counts,
@@ -66,9 +69,12 @@ std::vector<core::Metric> protocol_metrics(const vm::ProtocolCounts& counts,
     std::vector<core::Metric> metrics;
     if (counts.windows.size() != expected)
         return metrics;
-    add_window(metrics, "", counts.shares, sum(counts.windows), names);
+    std::set<std::string> shares;
+    for (const std::string& share : counts.shares)
+        shares.insert(share_metric_name(share));
+    add_window(metrics, "", shares, sum(counts.windows), names);
     for (size_t i = 0; i < phases.size(); ++i)
-        add_window(metrics, phases[i] + "/", counts.shares, counts.windows[i], names);
+        add_window(metrics, phases[i] + "/", shares, sum({counts.windows[i]}), names);
     return metrics;
 }
 

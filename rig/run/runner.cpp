@@ -5,6 +5,7 @@
 #include "core/diagnostic.hpp"
 #include "core/matrix.hpp"
 #include "guest/fuse.hpp"
+#include "guest/root.hpp"
 #include "host/facts.hpp"
 #include "host/kvm_probe.hpp"
 #include "kernel/artifact.hpp"
@@ -106,6 +107,7 @@ struct RunState {
     int64_t run_id;
     core::Accelerator accel;
     fs::path run_dir;
+    const guest::GuestRoot& root;
     const std::atomic<bool>& interrupted;
     Progress& progress;
     RunSummary& summary;
@@ -131,7 +133,8 @@ SampleContext sample_context(const RunState& state, const Planned& planned,
         std::move(on_phase),
         std::move(on_tick),
         kernel.module ? &*kernel.module : nullptr,
-        std::move(cpus)};
+        std::move(cpus),
+        state.root};
 }
 
 // Every kernel the plan needs, prepared in plan order; nullopt when Ctrl-C stopped a build.
@@ -525,8 +528,11 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
     // type on /dev/kvm alone, which is what the probe distrusts: it gets the local choice,
     // so a scenario for remote hosts unlike this one names its accel.
     core::Accelerator accel = core::Accelerator::tcg;
-    if (!settings.batch)
+    guest::GuestRoot root;
+    if (!settings.batch) {
         facts.accel = accel = RIG_TRY(host::choose_accel(given.guest.accel, settings.cache_dir));
+        root = RIG_TRY(guest::prepare_guest_root(settings.cache_dir));
+    }
 
     RunSummary summary;
     if (run_id == 0)
@@ -555,8 +561,8 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
     if (!settings.kernels)
         local_kernels = make_kernel_provider(settings.cache_dir, settings.tty, db, interrupted);
     KernelProvider& kernels = settings.kernels ? *settings.kernels : *local_kernels;
-    RunState state{scenario, db,          settings, run_id,  accel,
-                   run_dir,  interrupted, progress, summary, kernels};
+    RunState state{scenario, db,          settings, run_id,  accel,  run_dir,
+                   root,     interrupted, progress, summary, kernels};
     if (settings.batch)
         RIG_TRY(run_as_batch(plan, cells, state));
     else if (slots.size() > 1)

@@ -6,6 +6,7 @@
 #include "core/cell.hpp"
 #include "core/sample.hpp"
 #include "core/scenario.hpp"
+#include "guest/root.hpp"
 #include "kernel/artifact.hpp"
 #include "kernel/module.hpp"
 #include "vm/hypervisor.hpp"
@@ -37,6 +38,8 @@ struct SampleContext {
     const kernel::ModuleBuild* module = nullptr;
     // The host CPUs the guest runs on under --jobs (core/cpu_set.hpp); empty: any.
     core::CpuSet host_cpus = {};
+    // What the guest sees of the host besides the shares the cell names.
+    guest::GuestRoot root = {};
 };
 
 // Below this, the filesystem of a sample's folder counts as full: QEMU's logs, the work

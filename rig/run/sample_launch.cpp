@@ -60,6 +60,24 @@ Expected<void> fill_share(const core::Workload& workload, const fs::path& share)
     return {};
 }
 
+// A read-only 9p share of the guest root: where it is on the host and in the guest.
+struct RootShare {
+    std::string tag;
+    fs::path host_path;
+    std::string guest_path;
+};
+
+// The guest root's shares (guest/root.hpp), then the scenario's host paths, in the order
+// the agent mounts them.
+std::vector<RootShare> root_shares(const SampleContext& context) {
+    std::vector<RootShare> shares{{guest::k_usr_tag, context.root.usr, "/usr"},
+                                  {guest::k_etc_tag, context.root.etc, "/etc"}};
+    const std::vector<std::string>& paths = context.scenario.guest.host_paths;
+    for (size_t i = 0; i < paths.size(); ++i)
+        shares.push_back({guest::k_host_path_tag + std::to_string(i), paths[i], paths[i]});
+    return shares;
+}
+
 // What the guest agent is told to run, in the sample's own initramfs.
 Expected<guest::Job> make_job(const SampleContext& context) {
     const core::Scenario& scenario = context.scenario;
@@ -84,6 +102,9 @@ Expected<guest::Job> make_job(const SampleContext& context) {
         job.fuse_daemon = RIG_TRY(guest::find_fuse_daemon());
         job.fuse_args = core::daemon_arguments(context.cell);
     }
+    for (const RootShare& share : root_shares(context))
+        job.root_shares.emplace_back(share.tag, share.guest_path);
+    job.root_links = context.root.links;
     return job;
 }
 
@@ -114,7 +135,8 @@ Launch launch_for(const SampleContext& context, const guest::Job& job, const fs:
     spec.console_log = context.dir / "console.log";
     spec.channel_log = context.dir / "channel.log";
     spec.runtime_dir = context.dir;
-    spec.shares.push_back({vm::ShareKind::v9p, guest::k_root_tag, "/", true, "none", ""});
+    for (const RootShare& root : root_shares(context))
+        spec.shares.push_back({vm::ShareKind::v9p, root.tag, root.host_path, true, "none", ""});
     vm::Share work;
     work.tag = guest::k_work_tag;
     work.path = share;

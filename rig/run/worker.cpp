@@ -134,17 +134,20 @@ Expected<core::Sample> run_job(const SampleJob& job, const std::atomic<bool>& in
     // The node's own probe and accelerator: a cluster's nodes need not match the
     // coordinator. The answer is kept per node in the node's cache.
     auto accel = host::choose_accel(scenario.guest.accel, kernel::default_cache_dir());
+    // The guest root from the node's own /usr and /etc, as its QEMU shares them.
+    auto root = accel ? guest::prepare_guest_root(kernel::default_cache_dir())
+                      : Expected<guest::GuestRoot>(tl::unexpected(accel.error()));
     core::Sample sample;
-    if (!accel) {
+    if (!root) {
         sample.cell_id = cell.id;
         sample.repetition = job.repetition;
         sample.kernel_artifact = job.kernel_id;
         sample.outcome = core::Outcome::infra_error;
-        sample.evidence = accel.error().message + " on " + node_name() + "\n";
+        sample.evidence = root.error().message + " on " + node_name() + "\n";
     } else {
-        SampleContext context{scenario,        cell,    job.repetition, kernel,
-                              job.base_initrd, job.dir, *accel,         *hypervisor,
-                              interrupted,     nullptr, nullptr};
+        SampleContext context{
+            scenario,    cell,        job.repetition, kernel,  job.base_initrd, job.dir, *accel,
+            *hypervisor, interrupted, nullptr,        nullptr, nullptr,         {},      *root};
         // A full folder here is the sample's evidence; the coordinator reads it as such.
         sample = run_sample(context).sample;
     }

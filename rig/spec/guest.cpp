@@ -4,7 +4,10 @@
 
 #include "core/axis.hpp"
 #include "spec/reader_context.hpp"
+#include "spec/yaml_reader.hpp"
 #include "util/units.hpp"
+
+#include <filesystem>
 
 namespace rig::spec {
 
@@ -12,7 +15,8 @@ using core::Located;
 
 namespace {
 
-const std::vector<std::string> k_guest_keys{"memory", "cpus", "accel", "count_9p", "scratch"};
+const std::vector<std::string> k_guest_keys{"memory",   "cpus",    "accel",
+                                            "count_9p", "scratch", "host_paths"};
 const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
 
 // Below this a guest kernel plus the build workload does not fit.
@@ -21,6 +25,45 @@ constexpr uint64_t k_min_memory_mib = 128;
 // The scratch disk is a sparse file made per sample: whole MiB keep it a whole number of
 // sectors, and the bound keeps a typo (a bare number is bytes; 256T) off the host's disk.
 constexpr uint64_t k_max_scratch_mib = 1ULL << 20; // 1 TiB
+
+// Where the guest has folders of its own, or its root's shares: a host path there would be
+// hidden, or could not be mounted.
+constexpr std::string_view k_guest_owned[] = {"/usr", "/etc", "/proc", "/sys",
+                                              "/dev", "/run", "/tmp",  "/var/tmp"};
+
+// An absolute, plain folder path of the host that is not the root nor inside what the
+// guest owns; the agent checks the same characters again.
+Expected<std::vector<std::string>> read_host_paths(const Context& context, const Entry& key) {
+    std::vector<std::string> paths;
+    std::vector<Located> given = RIG_TRY(read_scalars(context, key.value, key.path, Shape::list));
+    // Each is a share of its own, and QEMU's binds are counted (vm/qemu_user.hpp).
+    constexpr size_t k_most = 8;
+    if (given.size() > k_most)
+        return error_at(context, given[k_most],
+                        "at most " + std::to_string(k_most) + " host paths");
+    for (const Located& path : given) {
+        constexpr std::string_view k_chars =
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+-";
+        const std::string& text = path.value;
+        if (text.size() < 2 || text.front() != '/' || text.back() == '/' ||
+            text.find_first_not_of(k_chars) != std::string::npos ||
+            text.find("//") != std::string::npos || text.find("/.") != std::string::npos)
+            return error_at(context, path,
+                            "expected an absolute folder path of letters, digits and _ . / + - "
+                            "(no '/.', no trailing '/'), got '" +
+                                text + "'");
+        for (std::string_view owned : k_guest_owned)
+            if (text == owned || text.rfind(std::string(owned) + "/", 0) == 0)
+                return error_at(context, path,
+                                "'" + text + "' is inside " + std::string(owned) +
+                                    ", which the guest has of its own (README, \"Security\")");
+        std::error_code ec;
+        if (!std::filesystem::is_directory(text, ec))
+            return error_at(context, path, "no folder " + text + " on this host");
+        paths.push_back(text);
+    }
+    return paths;
+}
 
 } // namespace
 
@@ -65,6 +108,8 @@ Expected<core::Guest> read_guest(const Context& context, const Entry& entry) {
                                 "scratch must be at most 1T (a sparse file per sample), got '" +
                                     text.value + "'");
             guest.scratch_bytes = *bytes;
+        } else if (key.key == "host_paths") {
+            guest.host_paths = RIG_TRY(read_host_paths(context, key));
         } else {
             Located accel = RIG_TRY(read_scalar(context, key.value, key.path, "an accelerator"));
             std::optional<core::Accel> requested = core::parse_accel(accel.value);

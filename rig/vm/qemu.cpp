@@ -8,6 +8,7 @@
 #include "proc/process.hpp"
 #include "util/strings.hpp"
 #include "vm/protocol_trace.hpp"
+#include "vm/qemu_user.hpp"
 
 #include <fstream>
 #include <thread>
@@ -60,8 +61,11 @@ std::vector<std::string> qemu_argv(const GuestSpec& spec,
     if (virtiofs)
         machine += ",memory-backend=mem";
     std::vector<std::string> argv{
-        k_qemu, "-nodefaults", "-no-user-config", "-display", "none", "-machine", machine, "-cpu",
-        spec.accel == core::Accelerator::kvm ? "host" : "max", "-m",
+        k_qemu, "-nodefaults", "-no-user-config", "-display", "none",
+        // Once running, the guest's device emulation may not exec, fork, change its user or
+        // its scheduling, nor make obsolete system calls (seccomp).
+        "-sandbox", "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny",
+        "-machine", machine, "-cpu", spec.accel == core::Accelerator::kvm ? "host" : "max", "-m",
         std::to_string(spec.memory_mib), "-smp", std::to_string(spec.cpus),
         // A reboot becomes an exit, and a guest panic a non-zero exit status.
         "-no-reboot", "-device", "pvpanic-pci", "-action", "panic=exit-failure", "-kernel",
@@ -124,9 +128,11 @@ namespace {
 
 class QemuVm final : public Vm {
 public:
+    // `handed_over`: the runtime folder QEMU's user was given, taken back once it is gone.
     QemuVm(std::unique_ptr<proc::Child> qemu, std::vector<std::unique_ptr<proc::Child>> helpers,
-           std::string argv_text)
-        : m_qemu(std::move(qemu)), m_helpers(std::move(helpers)), m_argv(std::move(argv_text)) {}
+           std::string argv_text, fs::path handed_over)
+        : m_qemu(std::move(qemu)), m_helpers(std::move(helpers)), m_argv(std::move(argv_text)),
+          m_handed_over(std::move(handed_over)) {}
     ~QemuVm() override { destroy(); }
 
     std::optional<int> poll() override {
@@ -152,6 +158,8 @@ public:
         for (auto& helper : m_helpers)
             if (helper->running())
                 helper->stop(std::chrono::seconds(2));
+        if (!m_handed_over.empty())
+            take_back(std::exchange(m_handed_over, {}));
     }
 
     std::optional<std::string> helper_failure() override {
@@ -168,6 +176,7 @@ private:
     std::unique_ptr<proc::Child> m_qemu;
     std::vector<std::unique_ptr<proc::Child>> m_helpers;
     std::string m_argv;
+    fs::path m_handed_over;
 };
 
 std::string virtiofsd_missing() {
@@ -215,15 +224,34 @@ public:
         }
         if (!spec.protocol_trace.empty())
             RIG_TRY(write_protocol_trace_events(spec.protocol_trace));
-        auto argv = qemu_argv(spec, sockets);
-        write_argv(spec.runtime_dir / "qemu.argv", argv);
         proc::SpawnOptions options;
         options.stdout_file = spec.runtime_dir / "qemu.log";
         // vCPU, I/O and main-loop threads alike: the guest's set is all it may disturb.
         options.cpus = spec.host_cpus;
-        auto qemu = RIG_TRY(proc::Child::spawn(argv, options));
-        return std::unique_ptr<Vm>(
-            std::make_unique<QemuVm>(std::move(qemu), std::move(helpers), util::join(argv, " ")));
+        GuestSpec seen = spec;
+        fs::path handed_over;
+        if (auto account = RIG_TRY(host::qemu_account())) {
+            // rig is root: QEMU runs as its own user, which sees rig's files through binds.
+            SeenSpec bound = RIG_TRY(seen_by_user(spec));
+            RIG_TRY(hand_over(spec, *account));
+            handed_over = spec.runtime_dir;
+            // virtiofsd's sockets, in the runtime folder, became the user's with it.
+            for (fs::path& socket : sockets)
+                socket = bound.spec.runtime_dir / socket.filename();
+            seen = std::move(bound.spec);
+            options.binds = std::move(bound.binds);
+            options.user = proc::Credentials{account->uid, account->gid, account->groups};
+        }
+        auto argv = qemu_argv(seen, sockets);
+        write_argv(spec.runtime_dir / "qemu.argv", argv);
+        auto qemu = proc::Child::spawn(argv, options);
+        if (!qemu) {
+            if (!handed_over.empty())
+                take_back(handed_over);
+            return tl::unexpected(qemu.error());
+        }
+        return std::unique_ptr<Vm>(std::make_unique<QemuVm>(
+            std::move(*qemu), std::move(helpers), util::join(argv, " "), std::move(handed_over)));
     }
 
 private:

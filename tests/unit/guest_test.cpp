@@ -6,6 +6,7 @@
 #include "guest/job.hpp"
 #include "guest/modules.hpp"
 #include "guest/protocol.hpp"
+#include "guest/root.hpp"
 #include "proc/process.hpp"
 #include "temp_dir.hpp"
 #include "text_lines.hpp"
@@ -849,6 +850,84 @@ TEST(Job, JobFile) {
               std::string::npos);
     EXPECT_NE(text->find("\nWORK_FSTYPE=virtiofs\n"), std::string::npos);
     EXPECT_NE(text->find("\nWORK_OPTS=\n"), std::string::npos); // empty: mount without -o
+}
+
+TEST(Job, TheGuestRootsSharesAndLinksTravelAsPlainPairs) {
+    Job job = sample_job();
+    job.root_shares = {{k_usr_tag, "/usr"}, {k_etc_tag, "/etc"}, {"hostpath0", "/opt/tools"}};
+    job.root_links = {{"bin", "usr/bin"}, {"lib64", "usr/lib64"}};
+    auto text = job_file(job);
+    ASSERT_TRUE(text) << text.error().message;
+    EXPECT_NE(text->find("\nROOT_SHARES=rootusr:/usr rootetc:/etc hostpath0:/opt/tools\n"),
+              std::string::npos);
+    EXPECT_NE(text->find("\nROOT_LINKS=bin:usr/bin lib64:usr/lib64\n"), std::string::npos);
+    for (const char* bad : {"/opt/a b", "/opt/../etc", "/opt/$(x)", ""}) {
+        job.root_shares = {{"hostpath0", bad}};
+        EXPECT_FALSE(job_file(job)) << bad;
+    }
+}
+
+TEST(GuestRoot, OnlySystemAccountsWithoutPasswordsOrMembers) {
+    std::string passwd = "root:x:0:0:root:/root:/bin/bash\n"
+                         "alice:$6$salt$hash:1000:1000:Alice,,,:/home/alice:/bin/bash\n"
+                         "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+                         "daemon:*:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n";
+    EXPECT_EQ(system_accounts(passwd),
+              "root:x:0:0:root:/root:/bin/bash\n"
+              "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+              "daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n");
+    EXPECT_EQ(system_accounts("sudo:x:27:alice,bob\nalice:x:1000:\n"), "sudo:x:27:\n");
+}
+
+TEST(GuestRoot, UsrTheLinksOfMergedUsrAndACopyOfEtcWithoutSecrets) {
+    rig::test::TempDir host;
+    rig::test::TempDir cache;
+    namespace fs = std::filesystem;
+    fs::create_directories(host.path() / "usr/bin");
+    fs::create_directories(host.path() / "etc/alternatives");
+    fs::create_directories(host.path() / "etc/ssh");
+    fs::create_directory_symlink("usr/bin", host.path() / "bin");
+    fs::create_directory_symlink("usr/sbin", host.path() / "sbin");
+    fs::create_directory_symlink("usr/lib", host.path() / "lib");
+    fs::create_symlink("/usr/bin/gcc-12", host.path() / "etc/alternatives/cc");
+    auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream(host.path() / name) << text;
+    };
+    write("etc/ld.so.cache", "cache");
+    write("etc/passwd", "root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n");
+    write("etc/group", "root:x:0:\n");
+    write("etc/shadow", "root:$6$secret:19000:0:99999:7:::\n");
+    write("etc/ssh/ssh_host_ed25519_key", "PRIVATE");
+
+    auto root = prepare_guest_root(cache.path(), host.path());
+    ASSERT_TRUE(root) << root.error().message;
+    EXPECT_EQ(root->usr, host.path() / "usr");
+    EXPECT_EQ(root->links, (std::vector<std::pair<std::string, std::string>>{
+                               {"bin", "usr/bin"}, {"sbin", "usr/sbin"}, {"lib", "usr/lib"}}));
+    const fs::path& etc = root->etc;
+    EXPECT_EQ(rig::util::read_file(etc / "ld.so.cache"), "cache");
+    EXPECT_EQ(fs::read_symlink(etc / "alternatives/cc"), "/usr/bin/gcc-12");
+    EXPECT_EQ(rig::util::read_file(etc / "passwd"), "root:x:0:0:root:/root:/bin/sh\n");
+    EXPECT_FALSE(fs::exists(etc / "shadow"));
+    EXPECT_FALSE(fs::exists(etc / "ssh"));
+    EXPECT_TRUE(etc.string().rfind(cache.path().string(), 0) == 0);
+
+    // The same host gives the same copy; a changed one another.
+    auto again = prepare_guest_root(cache.path(), host.path());
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->etc, etc);
+    write("etc/ld.so.cache", "cache 2");
+    auto changed = prepare_guest_root(cache.path(), host.path());
+    ASSERT_TRUE(changed);
+    EXPECT_NE(changed->etc, etc);
+
+    // Without merged /usr the guest would have no shell: said, not booted.
+    fs::remove(host.path() / "bin");
+    fs::create_directory(host.path() / "bin");
+    auto unmerged = prepare_guest_root(cache.path(), host.path());
+    ASSERT_FALSE(unmerged);
+    EXPECT_NE(unmerged.error().message.find("merged-/usr"), std::string::npos)
+        << unmerged.error().message;
 }
 
 TEST(Job, NewlineInValueRefused) {

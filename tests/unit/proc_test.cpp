@@ -608,3 +608,50 @@ TEST(Git, RunsWithAFixedLocaleAndNeitherEditorNorPagerWhateverTheCallerAsks) {
     EXPECT_EQ(author->out.rfind("rig <", 0), 0u) << author->out;
     EXPECT_EQ(rig::proc::git_environment().at("LC_ALL"), "C");
 }
+
+// What QEMU gets when rig runs as root (vm/qemu_user.hpp): another user, who reaches a
+// file of rig's under a folder closed to it only through the bind, and /tmp of its own.
+TEST(Child, RunsAsAnotherUserSeeingOnlyItsBinds) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "dropping to another user needs root (CI runs as root)";
+    rig::test::TempDir dir;
+    namespace fs = std::filesystem;
+    fs::path closed = dir.path() / "closed";
+    fs::create_directory(closed);
+    fs::permissions(closed, fs::perms(0700));
+    std::ofstream(closed / "kernel") << "bound";
+    // Writable by anyone: only the read-only bind keeps the child from changing it.
+    fs::permissions(closed / "kernel", fs::perms(0666));
+    std::ofstream(dir.path() / "host-tmp-file") << "x";
+    fs::path out = dir.path() / "out.txt";
+
+    SpawnOptions options;
+    options.stdout_file = out;
+    options.user = Credentials{65534, 65534, {65534}};
+    options.binds = {{closed / "kernel", "/tmp/kernel", true}};
+    std::string script = "id -u; id -G; cat /tmp/kernel; echo; "
+                         "cat " +
+                         (closed / "kernel").string() +
+                         " 2>/dev/null || echo closed; "
+                         "ls /tmp; { echo more >> /tmp/kernel; } 2>/dev/null || echo read-only";
+    auto child = Child::spawn({"/bin/sh", "-c", script}, options);
+    ASSERT_TRUE(child) << child.error().message;
+    ASSERT_EQ((*child)->wait_for(std::chrono::seconds(10)), 0);
+    EXPECT_EQ(rig::util::read_file(out), "65534\n65534\nbound\nclosed\nkernel\nread-only\n");
+    EXPECT_EQ(rig::util::read_file(closed / "kernel"), "bound");
+    // The namespace was the child's alone: the host's /tmp is as it was.
+    EXPECT_TRUE(fs::exists(dir.path() / "host-tmp-file"));
+}
+
+TEST(Child, BindsNeedAUserAndATargetInTheBindRoot) {
+    SpawnOptions options;
+    options.binds = {{"/etc/hostname", "/tmp/hostname", true}};
+    auto without_user = Child::spawn({"true"}, options);
+    ASSERT_FALSE(without_user);
+    EXPECT_NE(without_user.error().message.find("need a user"), std::string::npos);
+    options.user = Credentials{65534, 65534, {}};
+    options.binds = {{"/etc/hostname", "/var/tmp/hostname", true}};
+    auto elsewhere = Child::spawn({"true"}, options);
+    ASSERT_FALSE(elsewhere);
+    EXPECT_NE(elsewhere.error().message.find("is not in /tmp"), std::string::npos);
+}

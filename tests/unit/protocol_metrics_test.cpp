@@ -27,7 +27,7 @@ std::optional<double> value_of(const std::vector<core::Metric>& metrics, const s
 
 TEST(ProtocolMetrics, OneWindowWithoutPhases) {
     vm::ProtocolCounts trace;
-    trace.shares = {"hostroot", "work"};
+    trace.shares = {"rootetc", "rootusr", "work"};
     trace.windows = {{{"work", counts(3, 4)}}};
     auto metrics = run::protocol_metrics(trace, {}, run::ninep_count_names());
     EXPECT_EQ(value_of(metrics, "9p.work.requests"), 7);
@@ -39,6 +39,18 @@ TEST(ProtocolMetrics, OneWindowWithoutPhases) {
     EXPECT_EQ(value_of(metrics, "9p.work.readdir"), 0) << "common types are always there";
     EXPECT_EQ(value_of(metrics, "9p.work.mkdir"), 0)
         << "every type, so samples carry the same names";
+}
+
+TEST(ProtocolMetrics, TheGuestRootsSharesCountAsOne) {
+    vm::ProtocolCounts trace;
+    trace.shares = {"rootetc", "rootusr", "hostpath0", "work"};
+    trace.windows = {
+        {{"rootusr", counts(10, 20)}, {"rootetc", counts(1, 2)}, {"hostpath0", counts(0, 1)}}};
+    auto metrics = run::protocol_metrics(trace, {}, run::ninep_count_names());
+    EXPECT_EQ(value_of(metrics, "9p.root.walk"), 11);
+    EXPECT_EQ(value_of(metrics, "9p.root.getattr"), 22);
+    EXPECT_EQ(value_of(metrics, "9p.hostpath0.getattr"), 1) << "a host path counts on its own";
+    EXPECT_FALSE(value_of(metrics, "9p.rootusr.walk"));
 }
 
 TEST(ProtocolMetrics, PhasesAndTheirSum) {

@@ -7,6 +7,7 @@
 #include "temp_dir.hpp"
 #include "util/file.hpp"
 #include "vm/qemu.hpp"
+#include "vm/qemu_user.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -387,4 +388,47 @@ TEST(QemuArgv, ScratchDiskIsAVirtioBlkDriveWithItsSerial) {
         values_of(argv, "-drive"),
         std::vector<std::string>{"file=/out/run,,1/scratch.img,if=none,format=raw,id=scratch"});
     EXPECT_TRUE(has(argv, "virtio-blk-pci,drive=scratch,serial=rig-scratch"));
+}
+
+// QEMU run as its own user sees rig's files through binds (vm/qemu_user.hpp).
+TEST(QemuUser, PathsInTheRuntimeFolderMoveWithItOthersGetBindsOfTheirOwn) {
+    GuestSpec spec;
+    spec.runtime_dir = "/results/runs/1/cell/0";
+    spec.kernel = "/cache/kernels/abc/vmlinux";
+    spec.initrd = "/results/runs/1/cell/0/initrd.cpio";
+    spec.console_log = "/results/runs/1/cell/0/console.log";
+    spec.channel_log = "/results/runs/1/cell/0/channel.log";
+    spec.protocol_trace = "/results/runs/1/cell/0/9p.trace";
+    spec.shares = {{ShareKind::v9p, "rootusr", "/usr", true, "none", ""},
+                   {ShareKind::v9p, "work", "/results/runs/1/cell/0/share", false, "none", ""},
+                   {ShareKind::virtiofs, "vfs", "/results/runs/1/cell/0/share", false, "none", ""}};
+    auto seen = seen_by_user(spec);
+    ASSERT_TRUE(seen) << seen.error().message;
+    EXPECT_EQ(seen->spec.runtime_dir, "/tmp/run");
+    EXPECT_EQ(seen->spec.kernel, "/tmp/kernel");
+    EXPECT_EQ(seen->spec.initrd, "/tmp/run/initrd.cpio");
+    EXPECT_EQ(seen->spec.console_log, "/tmp/run/console.log");
+    EXPECT_EQ(seen->spec.protocol_trace, "/tmp/run/9p.trace");
+    EXPECT_EQ(seen->spec.shares[0].path, "/tmp/share0");
+    EXPECT_EQ(seen->spec.shares[1].path, "/tmp/run/share");
+    EXPECT_EQ(seen->spec.shares[2].path, spec.shares[2].path) << "virtiofsd serves it, as root";
+    ASSERT_EQ(seen->binds.size(), 3u);
+    EXPECT_EQ(seen->binds[0].source, spec.runtime_dir);
+    EXPECT_FALSE(seen->binds[0].readonly);
+    EXPECT_EQ(seen->binds[1].source, spec.kernel);
+    EXPECT_TRUE(seen->binds[1].readonly);
+    EXPECT_EQ(seen->binds[2].source, "/usr");
+    EXPECT_TRUE(seen->binds[2].readonly);
+
+    spec.console_log = "/elsewhere/console.log";
+    EXPECT_FALSE(seen_by_user(spec)) << "a file QEMU creates must be in the runtime folder";
+}
+
+TEST(Qemu, TheGuestsEmulationIsSandboxed) {
+    GuestSpec spec;
+    spec.kernel = "/k";
+    auto argv = qemu_argv(spec, {});
+    EXPECT_EQ(values_of(argv, "-sandbox"),
+              (std::vector<std::string>{
+                  "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny"}));
 }
