@@ -65,7 +65,8 @@ std::vector<std::string> qemu_argv(const GuestSpec& spec,
         // Once running, the guest's device emulation may not exec, fork, change its user or
         // its scheduling, nor make obsolete system calls (seccomp).
         "-sandbox", "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny",
-        "-machine", machine, "-cpu", spec.accel == core::Accelerator::kvm ? "host" : "max", "-m",
+        "-name", "guest=" + escape_commas(spec.name), "-machine", machine, "-cpu",
+        spec.accel == core::Accelerator::kvm ? "host" : "max", "-m",
         std::to_string(spec.memory_mib), "-smp", std::to_string(spec.cpus),
         // A reboot becomes an exit, and a guest panic a non-zero exit status.
         "-no-reboot", "-device", "pvpanic-pci", "-action", "panic=exit-failure", "-kernel",
@@ -239,6 +240,9 @@ public:
             for (fs::path& socket : sockets)
                 socket = bound.spec.runtime_dir / socket.filename();
             seen = std::move(bound.spec);
+            // Its paths are the binds': its name says which sample's folder it serves, so
+            // that `ps` (and a test looking for orphans) can tell.
+            seen.name = spec.name + " in " + spec.runtime_dir.string();
             options.binds = std::move(bound.binds);
             options.user = proc::Credentials{account->uid, account->gid, account->groups};
         }

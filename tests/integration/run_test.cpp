@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
@@ -373,4 +374,87 @@ TEST(Run, ImageKernelWithModulesFolder) {
     EXPECT_EQ(one(scratch.db, "SELECT outcome FROM samples"), "ok");
     EXPECT_EQ(one(scratch.db, "SELECT source, \"release\" FROM kernel_artifacts"),
               "image\t" + release);
+}
+
+// README "Security": the guest's root is the host's /usr and rig's copy of /etc, and QEMU
+// runs as rig-qemu. A workload that goes looking for the host's secrets finds none, and
+// leaves nothing on the host.
+TEST(Run, TheGuestSeesNoHostSecretAndQemuIsNotRoot) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "planting a token under /root needs root (CI runs as root)";
+    Scratch scratch("security");
+    std::string token = "rig-token-" + std::to_string(::getpid()) + "-" +
+                        std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    fs::path planted = fs::path("/root") / (".rig-test-" + std::to_string(::getpid()));
+    std::ofstream(planted) << token << "\n";
+    std::string shadow_root;
+    {
+        std::ifstream shadow("/etc/shadow");
+        std::getline(shadow, shadow_root); // root's hash: its first line on Debian
+    }
+    // Each attempt prints what it got; the workload fails at the end, so that its whole
+    // output is kept as the sample's evidence.
+    std::string probe = "for f in /etc/shadow " + planted.string() + " " + scratch.db.string() +
+                        "; do echo \"== $f\"; cat \"$f\" 2>&1 | head -c 300; done; "
+                        "echo '== /root'; ls -la /root 2>&1 || true; echo '== /home'; "
+                        "ls /home 2>&1 || true; echo '== touch'; touch /usr/x 2>&1 || true; "
+                        "touch /rig-x 2>&1 || true; "
+                        "sleep 6; exit 1";
+    fs::path yaml = scratch.dir / "security.yaml";
+    std::ofstream(yaml) << "name: security\n"
+                           "kernels:\n  - {name: deb-6.1, debian: linux-image-6.1}\n"
+                           "matrix: {fs: [9p, fuse], cache: [none]}\n"
+                           "workload:\n  command: |\n    "
+                        << probe
+                        << "\n"
+                           "timeouts: {boot: 3m, workload: 3m, silence: 2m}\n";
+    pid_t rig = rig::test::start_rig_logged({"--db", scratch.db.string(), "run", yaml.string()},
+                                            scratch.dir / "run.log");
+    // QEMU's user, seen from the host while each guest runs.
+    std::set<std::string> qemu_uids;
+    int status = 0;
+    auto deadline = std::chrono::steady_clock::now() + k_run_timeout;
+    while (::waitpid(rig, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
+        for (int pid : processes_mentioning(scratch.dir.string() + "/runs")) {
+            std::ifstream proc("/proc/" + std::to_string(pid) + "/status");
+            std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+            std::string name;
+            std::getline(cmdline, name, '\0');
+            for (std::string line; std::getline(proc, line);)
+                if (line.rfind("Uid:", 0) == 0 && name.find("qemu-system") != std::string::npos)
+                    qemu_uids.insert(line);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    fs::remove(planted);
+    ASSERT_TRUE(WIFEXITED(status)) << rig::test::read_text(scratch.dir / "run.log");
+    EXPECT_EQ(WEXITSTATUS(status), 1) << rig::test::read_text(scratch.dir / "run.log");
+
+    ASSERT_FALSE(qemu_uids.empty()) << "no QEMU seen while the guests ran";
+    for (const std::string& uids : qemu_uids)
+        EXPECT_EQ(uids.find("\t0\t"), std::string::npos) << "QEMU ran as root: " << uids;
+    auto evidence = query(scratch.db, "SELECT outcome, evidence FROM samples ORDER BY cell_id");
+    ASSERT_EQ(evidence.size(), 2u);
+    std::string everything;
+    for (const std::string& row : query(scratch.db, "SELECT evidence FROM samples UNION ALL "
+                                                    "SELECT line FROM error_lines"))
+        everything += row + "\n";
+    for (const std::string& row : evidence) {
+        EXPECT_EQ(row.rfind("workload-failed\t", 0), 0u) << row;
+        // The attempts ran, and found nothing.
+        EXPECT_NE(row.find("== /etc/shadow\ncat: /etc/shadow: No such file"), std::string::npos)
+            << row;
+        EXPECT_NE(row.find("ls: cannot access '/root'"), std::string::npos) << row;
+        EXPECT_NE(row.find("ls: cannot access '/home'"), std::string::npos) << row;
+        EXPECT_NE(row.find("'/usr/x': Read-only file system"), std::string::npos) << row;
+        EXPECT_NE(row.find("'/rig-x': Read-only file system"), std::string::npos) << row;
+    }
+    EXPECT_EQ(everything.find(token), std::string::npos);
+    EXPECT_EQ(everything.find("SQLite format"), std::string::npos);
+    if (!shadow_root.empty()) {
+        EXPECT_EQ(everything.find(shadow_root), std::string::npos);
+    }
+    EXPECT_FALSE(fs::exists("/usr/x"));
+    EXPECT_FALSE(fs::exists("/rig-x"));
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
 }
