@@ -5,8 +5,6 @@
 #include "bisect/context.hpp"
 #include "bisect/step.hpp"
 #include "core/matrix.hpp"
-#include "host/facts.hpp"
-#include "host/kvm_probe.hpp"
 #include "kernel/build.hpp"
 #include "rig_config.hpp"
 #include "run/cells.hpp"
@@ -395,11 +393,12 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
     run.scenario_file = fs::absolute(options.scenario).string();
     run.scenario_text = scenario.text;
     run.scenario_hash = info.scenario_hash;
-    host::Facts facts = host::probe();
-    // What the steps will choose (bisect/step.cpp), which find the probe's answer kept.
-    facts.accel = RIG_TRY(host::choose_accel(scenario.guest.accel, settings.cache_dir));
+    host::Facts facts = settings.probe->facts();
+    // What the driver will choose (run_bisect), which finds the probe's answer kept.
+    facts.accel = RIG_TRY(settings.probe->accel(scenario.guest.accel, settings.cache_dir));
     run.host_facts = facts.to_json();
     run.rig_version = RIG_VERSION;
+    run.started_at = util::utc_text(settings.clock->wall_now());
     // The bisect resumes, not its run: `rig run --resume` must never pick this one up.
     run.status = core::RunStatus::finished;
     // Resolved in a scratch repository of rig's first: the bisect's own comes with its id.
@@ -447,6 +446,9 @@ Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hyp
         out << "bisect " << id << " has ended: " << to_string(current) << "\n";
         return current;
     }
+    // Once per run: every step's guests get this accelerator.
+    context.accel =
+        RIG_TRY(settings.probe->accel(context.scenario.guest.accel, settings.cache_dir));
     RIG_TRY(db.finish_bisect(id, core::BisectStatus::running, "", ""));
     const std::string& good = context.info.good;
     const std::string& bad = context.info.bad;

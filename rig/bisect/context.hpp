@@ -46,6 +46,8 @@ struct Context {
     // Builds the commits: Settings::builder, or the real one the context owns.
     CommitBuilder* builder = nullptr;
     std::shared_ptr<CommitBuilder> own_builder = nullptr;
+    // The accelerator the guests get, chosen once when the driver starts.
+    core::Accelerator accel = core::Accelerator::tcg;
 };
 
 Expected<Context> load(int64_t id, store::Database& db, const Settings& settings);

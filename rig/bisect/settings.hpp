@@ -4,7 +4,9 @@
 #pragma once
 
 #include "core/cell.hpp"
+#include "host/probe.hpp"
 #include "run/sample.hpp"
+#include "util/clock.hpp"
 #include "util/error.hpp"
 #include "util/fields.hpp"
 
@@ -65,6 +67,11 @@ struct Settings {
     CommitBuilder* builder = nullptr;
     // How often a sample looks at its guest; unit tests of fake guests poll faster.
     run::Pacing pacing;
+    // The host's facts and accelerator, asked once per create and once per run of the
+    // bisect; unit tests give a fake.
+    host::Probe* probe = &host::local_probe();
+    // What the run's start time and the Slurm polls read; unit tests give a fake.
+    util::Clock* clock = &util::real_clock();
 };
 
 } // namespace rig::bisect
