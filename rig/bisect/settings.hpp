@@ -3,6 +3,7 @@
 // that picks its one cell.
 #pragma once
 
+#include "bisect/history.hpp"
 #include "core/cell.hpp"
 #include "host/probe.hpp"
 #include "run/sample.hpp"
@@ -65,6 +66,9 @@ struct Settings {
     // Builds the commits; null: kernel::build_git into cache_dir (make_commit_builder).
     // Unit tests hand in a fake.
     CommitBuilder* builder = nullptr;
+    // Opens the kernel's history; null: git's own bisect (GitBisect::open_history). Unit
+    // tests hand in a history held in memory.
+    OpenHistory history;
     // How often a sample looks at its guest; unit tests of fake guests poll faster.
     run::Pacing pacing;
     // The host's facts and accelerator, asked once per create and once per run of the

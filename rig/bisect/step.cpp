@@ -412,8 +412,8 @@ Expected<std::optional<Prepared>> prepare_step(Context& context, const StepReque
         commit_cell(context, request.sha, request.patches, request.label), {}, {}, "", 0};
     step.cell_id = prepared.target.cell.id;
     RIG_TRY(context.db.add_cells(
-        context.info.run_id,
-        RIG_TRY(run::freeze(prepared.target.scenario, {prepared.target.cell}))));
+        context.info.run_id, RIG_TRY(run::freeze(prepared.target.scenario, {prepared.target.cell},
+                                                 resolve_in(*context.history)))));
     prepared.prefix = "bisect " + std::to_string(context.info.id) + ": " +
                       std::string(core::to_string(request.role)) + " " + short_sha(request.sha) +
                       request.label + ": ";
