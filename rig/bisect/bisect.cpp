@@ -5,8 +5,6 @@
 #include "bisect/context.hpp"
 #include "bisect/step.hpp"
 #include "core/matrix.hpp"
-#include "host/facts.hpp"
-#include "host/kvm_probe.hpp"
 #include "kernel/build.hpp"
 #include "rig_config.hpp"
 #include "run/cells.hpp"
@@ -247,7 +245,7 @@ Expected<Ending> bisect_steps(Context& context, const StepIo& io, const Policy& 
         auto measured = RIG_TRY(measure(context, {core::StepRole::bisect, state.next, policy}, io));
         if (auto stop = RIG_TRY(unfinished(context, measured, io.out)))
             return stop;
-        state = RIG_TRY(context.git->mark(measured.step.verdict, state.next));
+        state = RIG_TRY(context.history->mark(measured.step.verdict, state.next));
     }
     if (!state.culprit.empty())
         return Ending();
@@ -277,7 +275,7 @@ Expected<core::BisectStatus> verify(Context& context, const StepIo& io, const En
     } else {
         parent_policy.budget = parent_policy.samples = std::max(n, 2);
     }
-    std::string parent = RIG_TRY(context.git->parent(culprit));
+    std::string parent = RIG_TRY(context.history->parent(culprit));
     auto parent_check =
         RIG_TRY(measure_once(context, {core::StepRole::verify_parent, parent, parent_policy}, io));
     if (auto stop = RIG_TRY(unfinished(context, parent_check, io.out)))
@@ -319,7 +317,7 @@ Expected<core::BisectStatus> verify(Context& context, const StepIo& io, const En
         const std::string& bad = context.info.bad;
         fs::path patch = context.settings.results_dir / "bisects" /
                          std::to_string(context.info.id) / "revert.patch";
-        if (auto written = context.git->write_revert_patch(culprit, bad, patch); !written) {
+        if (auto written = context.history->write_revert_patch(culprit, bad, patch); !written) {
             confirmed = false;
             why += "; the revert on BAD does not apply: " + written.error().message;
         } else {
@@ -395,26 +393,29 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
     run.scenario_file = fs::absolute(options.scenario).string();
     run.scenario_text = scenario.text;
     run.scenario_hash = info.scenario_hash;
-    host::Facts facts = host::probe();
-    // What the steps will choose (bisect/step.cpp), which find the probe's answer kept.
-    facts.accel = RIG_TRY(host::choose_accel(scenario.guest.accel, settings.cache_dir));
+    host::Facts facts = settings.probe->facts();
+    // What the driver will choose (run_bisect), which finds the probe's answer kept.
+    facts.accel = RIG_TRY(settings.probe->accel(scenario.guest.accel, settings.cache_dir));
     run.host_facts = facts.to_json();
     run.rig_version = RIG_VERSION;
+    run.started_at = util::utc_text(settings.clock->wall_now());
     // The bisect resumes, not its run: `rig run --resume` must never pick this one up.
     run.status = core::RunStatus::finished;
     // Resolved in a scratch repository of rig's first: the bisect's own comes with its id.
-    auto probe = RIG_TRY(GitBisect::open(settings.results_dir / "bisects" / "resolve", repo));
-    info.good = RIG_TRY(probe.resolve(options.good));
-    info.bad = RIG_TRY(probe.resolve(options.bad));
+    auto history =
+        RIG_TRY(open_history(settings, settings.results_dir / "bisects" / "resolve", repo));
+    info.good = RIG_TRY(history->resolve(options.good));
+    info.bad = RIG_TRY(history->resolve(options.bad));
     if (info.good == info.bad)
         return fail(ErrorKind::usage, "--good and --bad are the same commit " + info.good);
-    if (RIG_TRY(probe.count(info.good, info.bad)) == 0)
+    if (RIG_TRY(history->count(info.good, info.bad)) == 0)
         return fail(ErrorKind::usage, "--bad " + options.bad + " does not come after --good " +
                                           options.good + ": git rev-list " + short_sha(info.good) +
                                           ".." + short_sha(info.bad) + " is empty");
     // The cell whole, so that the bisect needs neither the scenario nor its fragments and
     // patches again.
-    info.cell_record = core::encode(RIG_TRY(run::freeze(scenario, {cell})).front());
+    info.cell_record =
+        core::encode(RIG_TRY(run::freeze(scenario, {cell}, resolve_in(*history))).front());
     info.run_id = RIG_TRY(db.begin_run(run));
     StartOptions stored = options;
     stored.scenario = fs::absolute(options.scenario);
@@ -447,10 +448,13 @@ Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hyp
         out << "bisect " << id << " has ended: " << to_string(current) << "\n";
         return current;
     }
+    // Once per run: every step's guests get this accelerator.
+    context.accel =
+        RIG_TRY(settings.probe->accel(context.scenario.guest.accel, settings.cache_dir));
     RIG_TRY(db.finish_bisect(id, core::BisectStatus::running, "", ""));
     const std::string& good = context.info.good;
     const std::string& bad = context.info.bad;
-    size_t commits = RIG_TRY(context.git->count(good, bad));
+    size_t commits = RIG_TRY(context.history->count(good, bad));
     out << "bisect " << id << ": cell " << context.cell.id << " (" << context.cell.kernel_name
         << "), " << context.criterion.text() << ", " << commits << " commits in " << short_sha(good)
         << ".." << short_sha(bad) << ", at most " << build_bound(commits) << " builds plus skips"
@@ -471,7 +475,7 @@ Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hyp
 Expected<std::string> bisect_log(int64_t id, store::Database& db, const Settings& settings) {
     Context context = RIG_TRY(load(id, db, settings));
     RIG_TRY(replay(context));
-    return context.git->log();
+    return context.history->log();
 }
 
 } // namespace rig::bisect

@@ -2,6 +2,7 @@
 // One bisect loaded from the store, and what its driver and report both compute from it.
 #include "bisect/context.hpp"
 
+#include "bisect/git.hpp"
 #include "core/matrix.hpp"
 #include "run/cells.hpp"
 #include "spec/spec.hpp"
@@ -59,7 +60,7 @@ Expected<Context> load(int64_t id, store::Database& db, const Settings& settings
                     thawed.cells.front(),
                     thawed.scenario.dir,
                     {},
-                    std::nullopt,
+                    nullptr,
                     RIG_TRY(db.bisect_steps(id)),
                     {},
                     nullptr,
@@ -73,11 +74,25 @@ Expected<Context> load(int64_t id, store::Database& db, const Settings& settings
         context.own_builder = make_commit_builder(settings.cache_dir, db);
         context.builder = context.own_builder.get();
     }
-    context.git.emplace(RIG_TRY(GitBisect::open(
-        settings.results_dir / "bisects" / std::to_string(id) / "git", context.repo)));
+    context.history = RIG_TRY(open_history(
+        settings, settings.results_dir / "bisects" / std::to_string(id) / "git", context.repo));
     for (core::Sample& sample : RIG_TRY(db.samples(info->run_id)))
         context.samples_by_cell[sample.cell_id].push_back(std::move(sample));
     return context;
+}
+
+Expected<std::unique_ptr<History>> open_history(const Settings& settings, const fs::path& dir,
+                                                const fs::path& repo) {
+    return settings.history ? settings.history(dir, repo) : GitBisect::open_history(dir, repo);
+}
+
+run::ResolveRef resolve_in(const History& history) {
+    return [&history](const fs::path&, const std::string& ref) -> Expected<std::string> {
+        auto sha = history.resolve(ref);
+        if (!sha && sha.error().kind == ErrorKind::usage)
+            return fail(ErrorKind::config, sha.error().message);
+        return sha;
+    };
 }
 
 const store::BisectStep* find_step(const Context& context, core::StepRole role,
@@ -114,10 +129,10 @@ bool compares_values(const Criterion& criterion) {
 }
 
 Expected<GitState> replay(Context& context) {
-    GitState state = RIG_TRY(context.git->start(context.info.bad, context.info.good));
+    GitState state = RIG_TRY(context.history->start(context.info.bad, context.info.good));
     for (const auto& step : context.steps)
         if (step.role == core::StepRole::bisect && !state.done)
-            state = RIG_TRY(context.git->mark(step.verdict, step.commit));
+            state = RIG_TRY(context.history->mark(step.verdict, step.commit));
     return state;
 }
 

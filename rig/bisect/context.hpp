@@ -4,13 +4,14 @@
 #pragma once
 
 #include "bisect/builder.hpp"
-#include "bisect/git.hpp"
+#include "bisect/history.hpp"
 #include "bisect/settings.hpp"
 #include "bisect/verdict.hpp"
 #include "core/cell.hpp"
 #include "core/cpu_set.hpp"
 #include "core/sample.hpp"
 #include "core/scenario.hpp"
+#include "run/cells.hpp"
 #include "store/store.hpp"
 #include "vm/hypervisor.hpp"
 
@@ -37,7 +38,7 @@ struct Context {
     core::Cell cell;
     std::filesystem::path scenario_dir;
     std::filesystem::path repo;
-    std::optional<GitBisect> git;
+    std::unique_ptr<History> history; // bisected in results_dir/bisects/<id>/git
     std::vector<store::BisectStep> steps;
     std::map<std::string, std::vector<core::Sample>> samples_by_cell;
     std::unique_ptr<vm::Hypervisor> libvirt; // backend libvirt: the scenario's daemon
@@ -46,9 +47,18 @@ struct Context {
     // Builds the commits: Settings::builder, or the real one the context owns.
     CommitBuilder* builder = nullptr;
     std::shared_ptr<CommitBuilder> own_builder = nullptr;
+    // The accelerator the guests get, chosen once when the driver starts.
+    core::Accelerator accel = core::Accelerator::tcg;
 };
 
 Expected<Context> load(int64_t id, store::Database& db, const Settings& settings);
+
+// The history of `repo` bisected in `dir`, as the settings open it (git's by default).
+Expected<std::unique_ptr<History>> open_history(const Settings& settings,
+                                                const std::filesystem::path& dir,
+                                                const std::filesystem::path& repo);
+// Freezing a cell of the bisected kernel resolves its ref in `history` (run::freeze).
+run::ResolveRef resolve_in(const History& history);
 
 // The first stored step of `role` (at `commit`, unless empty), or null.
 const store::BisectStep* find_step(const Context& context, core::StepRole role,

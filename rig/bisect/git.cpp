@@ -58,6 +58,11 @@ Expected<GitBisect> GitBisect::open(const fs::path& dir, const fs::path& repo) {
     return bisect;
 }
 
+Expected<std::unique_ptr<History>> GitBisect::open_history(const fs::path& dir,
+                                                           const fs::path& repo) {
+    return std::make_unique<GitBisect>(RIG_TRY(open(dir, repo)));
+}
+
 Expected<std::string> GitBisect::git(const std::vector<std::string>& args, bool in_repo,
                                      bool allow_failure) const {
     proc::RunOptions options;
@@ -105,7 +110,7 @@ Expected<GitState> GitBisect::state_after(const std::string& output) const {
     return parse_bisect_output(output, next);
 }
 
-Expected<GitState> GitBisect::start(const std::string& bad, const std::string& good) const {
+Expected<GitState> GitBisect::start(const std::string& bad, const std::string& good) {
     RIG_TRY(git({"bisect", "reset"}, false, true));
     // A bare repository's HEAD names a branch that does not exist; bisect wants a commit.
     RIG_TRY(git({"update-ref", "--no-deref", "HEAD", bad}));
@@ -113,7 +118,7 @@ Expected<GitState> GitBisect::start(const std::string& bad, const std::string& g
     return state_after(out);
 }
 
-Expected<GitState> GitBisect::mark(core::Verdict verdict, const std::string& sha) const {
+Expected<GitState> GitBisect::mark(core::Verdict verdict, const std::string& sha) {
     std::string term = verdict == core::Verdict::unsure ? "skip" : std::string(to_string(verdict));
     // git exits 2 when only skipped commits are left: that is an answer, not a failure.
     auto out = RIG_TRY(git({"bisect", term, sha}, false, true));

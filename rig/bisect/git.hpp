@@ -4,62 +4,45 @@
 // skips behave as git users expect and the user's checkout is never touched.
 #pragma once
 
-#include "bisect/verdict.hpp"
+#include "bisect/history.hpp"
 #include "util/error.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace rig::bisect {
 
-// Where git's bisect stands after a command.
-struct GitState {
-    bool done = false;
-    std::string next;                    // the commit to test next, while not done
-    std::string culprit;                 // done: the first bad commit, when git named one
-    std::vector<std::string> candidates; // done with only skipped commits left: the range
-    std::string output;                  // what git printed
-};
-
 // What `git bisect start/good/bad/skip` printed, with the next commit when not done.
 GitState parse_bisect_output(std::string_view output, const std::string& next);
 
-struct CommitInfo {
-    std::string sha;
-    std::string subject;
-    std::string author; // "Name <email>"
-    std::string date;   // author date, ISO 8601
-};
-
-class GitBisect final {
+class GitBisect final : public History {
 public:
     // Creates `dir` (a bare repository whose alternates point at `repo`'s objects) when
     // it does not exist yet. `repo` is the user's repository, never written.
     static Expected<GitBisect> open(const std::filesystem::path& dir,
                                     const std::filesystem::path& repo);
+    // The same as Settings::history opens it (OpenHistory).
+    static Expected<std::unique_ptr<History>> open_history(const std::filesystem::path& dir,
+                                                           const std::filesystem::path& repo);
 
-    // The full id of a revision, resolved in the user's repository.
-    Expected<std::string> resolve(const std::string& rev) const;
-    // Commits in good..bad.
-    Expected<size_t> count(const std::string& good, const std::string& bad) const;
-    Expected<CommitInfo> describe(const std::string& sha) const;
-    // The first parent; an error for a root commit.
-    Expected<std::string> parent(const std::string& sha) const;
+    // Resolved in the user's repository.
+    Expected<std::string> resolve(const std::string& rev) const override;
+    Expected<size_t> count(const std::string& good, const std::string& bad) const override;
+    Expected<CommitInfo> describe(const std::string& sha) const override;
+    Expected<std::string> parent(const std::string& sha) const override;
 
-    // Forgets any bisect in progress and starts one between these commits.
-    Expected<GitState> start(const std::string& bad, const std::string& good) const;
+    Expected<GitState> start(const std::string& bad, const std::string& good) override;
     // `git bisect good|bad|skip SHA`; unsure is told to git as skip.
-    Expected<GitState> mark(core::Verdict verdict, const std::string& sha) const;
+    Expected<GitState> mark(core::Verdict verdict, const std::string& sha) override;
     // `git bisect log`: replayable with `git bisect replay` in any clone of the repository.
-    Expected<std::string> log() const;
+    Expected<std::string> log() const override;
 
-    // A patch (mbox, for `git am`) that reverts `culprit` on top of `head`, written to
-    // `file`; made in rig's repository with a private index, nothing checked out. An error
-    // when the revert does not apply cleanly.
+    // Made in rig's repository with a private index, nothing checked out.
     Expected<void> write_revert_patch(const std::string& culprit, const std::string& head,
-                                      const std::filesystem::path& file) const;
+                                      const std::filesystem::path& file) const override;
 
     const std::filesystem::path& dir() const { return m_dir; }
 

@@ -132,7 +132,7 @@ std::string confidence_of(const Context& context) {
 }
 
 std::string describe(const Context& context, const std::string& sha) {
-    auto commit = context.git->describe(sha);
+    auto commit = context.history->describe(sha);
     return commit ? short_sha(sha) + " (\"" + commit->subject + "\")" : short_sha(sha);
 }
 
@@ -151,7 +151,7 @@ std::string steps_table(const Context& context) {
                          {"evidence"}});
     for (size_t i = 0; i < context.steps.size(); ++i) {
         const auto& step = context.steps[i];
-        auto commit = context.git->describe(step.commit);
+        auto commit = context.history->describe(step.commit);
         table.add_row(
             {std::to_string(i + 1), std::string(core::to_string(step.role)),
              short_sha(step.commit) + (step.role == core::StepRole::verify_revert ? "+revert" : ""),
@@ -229,7 +229,7 @@ std::string next_step(const Context& context) {
 util::Json shown_steps(const Context& context) {
     util::Json out = util::Json::array();
     for (const auto& step : context.steps) {
-        auto commit = context.git->describe(step.commit);
+        auto commit = context.history->describe(step.commit);
         out.push_back({{"role", std::string(core::to_string(step.role))},
                        {"commit", short_sha(step.commit)},
                        {"subject", commit ? commit->subject : ""},
@@ -259,7 +259,7 @@ Expected<std::string> mail_summary(const Context& context, const std::string& co
                     {"boots", cost.boots},
                     {"steps", context.steps.size()}};
     if (info.status == core::BisectStatus::culprit) {
-        auto commit = RIG_TRY(context.git->describe(info.culprit));
+        auto commit = RIG_TRY(context.history->describe(info.culprit));
         view["confirmed"] = true;
         view["commit"] = {{"sha", commit.sha},
                           {"subject", commit.subject},
@@ -292,7 +292,7 @@ Expected<std::string> mail_summary(const Context& context, const std::string& co
 
 // The first bad commit, once verified.
 Expected<std::string> culprit_summary(const Context& context) {
-    auto commit = RIG_TRY(context.git->describe(context.info.culprit));
+    auto commit = RIG_TRY(context.history->describe(context.info.culprit));
     std::ostringstream out;
     out << "\nfirst bad commit: " << commit.sha << "\n"
         << "  subject: " << commit.subject << "\n"
@@ -348,7 +348,7 @@ Expected<std::string> render_report(int64_t id, store::Database& db, const Setti
     out << "\n" << steps_table(context) << "\n";
 
     Cost cost = RIG_TRY(cost_of(context));
-    size_t commits = RIG_TRY(context.git->count(info.good, info.bad));
+    size_t commits = RIG_TRY(context.history->count(info.good, info.bad));
     size_t skips = std::count_if(context.steps.begin(), context.steps.end(), [](const auto& s) {
         return s.role == core::StepRole::bisect &&
                (s.verdict == core::Verdict::skip || s.verdict == core::Verdict::unsure);

@@ -3,8 +3,11 @@
 // that picks its one cell.
 #pragma once
 
+#include "bisect/history.hpp"
 #include "core/cell.hpp"
+#include "host/probe.hpp"
 #include "run/sample.hpp"
+#include "util/clock.hpp"
 #include "util/error.hpp"
 #include "util/fields.hpp"
 
@@ -63,8 +66,16 @@ struct Settings {
     // Builds the commits; null: kernel::build_git into cache_dir (make_commit_builder).
     // Unit tests hand in a fake.
     CommitBuilder* builder = nullptr;
+    // Opens the kernel's history; null: git's own bisect (GitBisect::open_history). Unit
+    // tests hand in a history held in memory.
+    OpenHistory history;
     // How often a sample looks at its guest; unit tests of fake guests poll faster.
     run::Pacing pacing;
+    // The host's facts and accelerator, asked once per create and once per run of the
+    // bisect; unit tests give a fake.
+    host::Probe* probe = &host::local_probe();
+    // What the run's start time and the Slurm polls read; unit tests give a fake.
+    util::Clock* clock = &util::real_clock();
 };
 
 } // namespace rig::bisect

@@ -4,7 +4,6 @@
 
 #include "core/stats.hpp"
 #include "guest/initramfs.hpp"
-#include "host/kvm_probe.hpp"
 #include "kernel/build.hpp"
 #include "run/batch.hpp"
 #include "run/cells.hpp"
@@ -159,6 +158,7 @@ Expected<run::SampleRun> take_sample(const Context& context, const run::SampleCo
     batch.job_name = run::batch_job_name(context.settings.db, context.info.created_at,
                                          "bisect" + std::to_string(context.info.id));
     batch.options = run::job_options(context.scenario);
+    batch.clock = context.settings.clock;
     const std::string& shared = context.scenario.slurm.shared;
     // A node whose folder ran out of space sends an infra-error sample that says so; the
     // infra retries then stop the bisect.
@@ -351,8 +351,7 @@ Expected<bool> take_in(Context& context, const StepIo& io, Measuring& step, run:
 
 Expected<void> sample_until_decided(Context& context, const StepIo& io,
                                     std::vector<Measuring>& steps) {
-    core::Accelerator accel =
-        RIG_TRY(host::choose_accel(context.scenario.guest.accel, context.settings.cache_dir));
+    const core::Accelerator accel = context.accel;
     for (Measuring& step : steps)
         step.decision = decide(context, step.request.policy, step.measured.samples);
     auto undecided = [&] {
@@ -413,8 +412,8 @@ Expected<std::optional<Prepared>> prepare_step(Context& context, const StepReque
         commit_cell(context, request.sha, request.patches, request.label), {}, {}, "", 0};
     step.cell_id = prepared.target.cell.id;
     RIG_TRY(context.db.add_cells(
-        context.info.run_id,
-        RIG_TRY(run::freeze(prepared.target.scenario, {prepared.target.cell}))));
+        context.info.run_id, RIG_TRY(run::freeze(prepared.target.scenario, {prepared.target.cell},
+                                                 resolve_in(*context.history)))));
     prepared.prefix = "bisect " + std::to_string(context.info.id) + ": " +
                       std::string(core::to_string(request.role)) + " " + short_sha(request.sha) +
                       request.label + ": ";

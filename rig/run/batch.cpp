@@ -9,7 +9,6 @@
 #include "util/strings.hpp"
 
 #include <map>
-#include <thread>
 
 namespace rig::run {
 
@@ -134,7 +133,7 @@ private:
         const auto step = std::min(m_settings.poll, std::chrono::milliseconds(100));
         for (auto waited = std::chrono::milliseconds(0); waited < m_settings.poll && !m_interrupted;
              waited += step)
-            std::this_thread::sleep_for(step);
+            m_settings.clock->sleep_for(step);
     }
 
     void show_counts() const {
@@ -328,8 +327,9 @@ private:
         if (m_events.note)
             m_events.note("slurm: interrupted, cancelling the run's jobs");
         RIG_TRY(cluster().cancel(m_settings.job_name));
-        auto deadline = std::chrono::steady_clock::now() + k_cancel_wait;
-        while (std::chrono::steady_clock::now() < deadline) {
+        util::Clock& clock = *m_settings.clock;
+        auto deadline = clock.now() + k_cancel_wait;
+        while (clock.now() < deadline) {
             bool live = false;
             std::map<std::pair<int64_t, int>, sched::TaskStatus> listed;
             for (const sched::TaskStatus& task : RIG_TRY(cluster().tasks(m_settings.job_name))) {
@@ -352,7 +352,7 @@ private:
                 }
                 return {};
             }
-            std::this_thread::sleep_for(std::min(m_settings.poll, std::chrono::milliseconds(500)));
+            clock.sleep_for(std::min(m_settings.poll, std::chrono::milliseconds(500)));
         }
         return fail(ErrorKind::infra, "Slurm jobs named " + m_settings.job_name +
                                           " did not end within " +

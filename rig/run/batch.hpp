@@ -10,6 +10,7 @@
 #include "run/sample.hpp"
 #include "run/worker.hpp"
 #include "sched/slurm.hpp"
+#include "util/clock.hpp"
 #include "util/error.hpp"
 
 #include <atomic>
@@ -36,6 +37,8 @@ struct BatchSettings {
     // squeue is cheap, but every call is an RPC to slurmctld: a few seconds between polls
     // costs a sample (minutes long) almost nothing.
     std::chrono::milliseconds poll{std::chrono::seconds(2)};
+    // What the polls and the wait after scancel sleep on; unit tests give a fake.
+    util::Clock* clock = &util::real_clock();
 };
 
 // One sample. `index` is stable across resumes (a resumed coordinator maps the tasks it

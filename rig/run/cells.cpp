@@ -23,12 +23,14 @@ core::StoredFile stored(std::string name, std::string text) {
 
 // The git parts of a record: commit, absolute repository, fragment and patch texts.
 Expected<void> freeze_git(core::CellRecord& record, const fs::path& dir,
-                          std::map<std::pair<std::string, std::string>, std::string>& commits) {
+                          std::map<std::pair<std::string, std::string>, std::string>& commits,
+                          const ResolveRef& resolve) {
     kernel::GitRequest request = kernel::git_request(record.kernel, record.cell.fragments, dir);
     record.kernel.repo = request.repo.string();
     auto& commit = commits[{record.kernel.repo, record.kernel.ref}];
     if (commit.empty())
-        commit = RIG_TRY(kernel::resolve_commit(request.repo, record.kernel.ref));
+        commit = RIG_TRY(resolve ? resolve(request.repo, record.kernel.ref)
+                                 : kernel::resolve_commit(request.repo, record.kernel.ref));
     record.commit = commit;
     for (const std::string& name : record.cell.fragments)
         record.fragments.push_back(
@@ -76,7 +78,8 @@ Expected<core::Kernel> thaw_kernel(const core::CellRecord& record, const fs::pat
 } // namespace
 
 Expected<std::vector<core::CellRecord>> freeze(const core::Scenario& scenario,
-                                               const std::vector<core::Cell>& cells) {
+                                               const std::vector<core::Cell>& cells,
+                                               const ResolveRef& resolve) {
     fs::path dir = scenario.dir.empty() ? fs::current_path() : fs::path(scenario.dir);
     std::map<std::pair<std::string, std::string>, std::string> commits;
     std::vector<core::CellRecord> records;
@@ -85,7 +88,7 @@ Expected<std::vector<core::CellRecord>> freeze(const core::Scenario& scenario,
         record.cell = cell;
         record.kernel = scenario.kernels.at(cell.kernel);
         if (record.kernel.source == core::KernelSource::git)
-            RIG_TRY(freeze_git(record, dir, commits));
+            RIG_TRY(freeze_git(record, dir, commits, resolve));
         record.workload = scenario.workload;
         // As the run loop read them: a tree from where rig runs, a module beside the
         // scenario.

@@ -9,15 +9,23 @@
 #include "util/error.hpp"
 
 #include <filesystem>
+#include <functional>
+#include <string>
 #include <vector>
 
 namespace rig::run {
 
-// Each cell whole: a git kernel's ref resolved to its commit, its repository made absolute,
-// the text of its fragments and patches read; the workload's paths made absolute. A missing
+// A git kernel's ref resolved to its commit in `repo`; a config error when it names none.
+using ResolveRef =
+    std::function<Expected<std::string>(const std::filesystem::path& repo, const std::string& ref)>;
+
+// Each cell whole: a git kernel's ref resolved to its commit (by `resolve`; null:
+// kernel::resolve_commit, git in the repository), its repository made absolute, the text
+// of its fragments and patches read; the workload's paths made absolute. A missing
 // repository, ref, fragment or patch is a config error that names it.
 Expected<std::vector<core::CellRecord>> freeze(const core::Scenario& scenario,
-                                               const std::vector<core::Cell>& cells);
+                                               const std::vector<core::Cell>& cells,
+                                               const ResolveRef& resolve = nullptr);
 
 struct Thawed {
     core::Scenario scenario; // one kernel entry per distinct stored kernel

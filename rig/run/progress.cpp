@@ -6,12 +6,12 @@
 
 namespace rig::run {
 
-Progress::Progress(std::ostream& out, bool tty, size_t total_samples)
-    : m_out(out), m_tty(tty), m_total(total_samples) {}
+Progress::Progress(std::ostream& out, bool tty, size_t total_samples, util::Clock& clock)
+    : m_out(out), m_clock(clock), m_tty(tty), m_total(total_samples) {}
 
 std::string Progress::status_line() const {
-    double elapsed = std::chrono::duration<double>(Clock::now() - m_run_start).count();
-    double in_sample = std::chrono::duration<double>(Clock::now() - m_sample_start).count();
+    double elapsed = std::chrono::duration<double>(m_clock.now() - m_run_start).count();
+    double in_sample = std::chrono::duration<double>(m_clock.now() - m_sample_start).count();
     std::string eta = "?";
     if (m_done > 0) {
         // Mean sample time so far, times what is left, minus what this one already took.
@@ -26,7 +26,7 @@ std::string Progress::status_line() const {
 }
 
 void Progress::draw() {
-    m_last_draw = Clock::now();
+    m_last_draw = m_clock.now();
     if (m_tty)
         m_out << "\r\033[K" << status_line() << std::flush;
     else
@@ -37,7 +37,7 @@ void Progress::begin_sample(size_t index, const std::string& label) {
     m_index = index;
     m_label = label;
     m_phase = "starting";
-    m_sample_start = Clock::now();
+    m_sample_start = m_clock.now();
 }
 
 void Progress::phase(const std::string& name) {
@@ -46,7 +46,7 @@ void Progress::phase(const std::string& name) {
 }
 
 void Progress::tick() {
-    if (m_tty && Clock::now() - m_last_draw >= std::chrono::seconds(1))
+    if (m_tty && m_clock.now() - m_last_draw >= std::chrono::seconds(1))
         draw();
 }
 
@@ -63,11 +63,11 @@ void Progress::batch(const std::string& source, size_t queued, size_t running, s
                          std::to_string(m_total);
     if (!m_tty && counts == m_batch_line)
         return;
-    if (m_tty && counts == m_batch_line && Clock::now() - m_last_draw < std::chrono::seconds(1))
+    if (m_tty && counts == m_batch_line && m_clock.now() - m_last_draw < std::chrono::seconds(1))
         return;
     m_batch_line = counts;
-    m_last_draw = Clock::now();
-    double elapsed = std::chrono::duration<double>(Clock::now() - m_run_start).count();
+    m_last_draw = m_clock.now();
+    double elapsed = std::chrono::duration<double>(m_clock.now() - m_run_start).count();
     std::string eta = "?";
     if (done > 0 && done <= m_total)
         eta = util::format_duration(elapsed / static_cast<double>(done) *

@@ -3,6 +3,8 @@
 // On a terminal one status line is redrawn; elsewhere each phase is a plain line.
 #pragma once
 
+#include "util/clock.hpp"
+
 #include <chrono>
 #include <ostream>
 #include <string>
@@ -11,7 +13,8 @@ namespace rig::run {
 
 class Progress final {
 public:
-    Progress(std::ostream& out, bool tty, size_t total_samples);
+    // Elapsed time and ETA follow `clock`.
+    Progress(std::ostream& out, bool tty, size_t total_samples, util::Clock& clock);
 
     void begin_sample(size_t index, const std::string& label);
     void phase(const std::string& name);
@@ -29,6 +32,7 @@ private:
     void draw();
 
     std::ostream& m_out;
+    util::Clock& m_clock;
     bool m_tty;
     size_t m_total;
     size_t m_index = 0;
@@ -36,8 +40,8 @@ private:
     double m_done_seconds = 0;
     std::string m_label;
     std::string m_phase;
-    Clock::time_point m_run_start = Clock::now();
-    Clock::time_point m_sample_start = Clock::now();
+    Clock::time_point m_run_start = m_clock.now();
+    Clock::time_point m_sample_start = m_run_start;
     Clock::time_point m_last_draw{};
     std::string m_batch_line; // the counts last shown
 };

@@ -6,8 +6,6 @@
 #include "core/matrix.hpp"
 #include "guest/fuse.hpp"
 #include "guest/root.hpp"
-#include "host/facts.hpp"
-#include "host/kvm_probe.hpp"
 #include "kernel/artifact.hpp"
 #include "rig_config.hpp"
 #include "run/batch.hpp"
@@ -414,6 +412,7 @@ Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<
     settings.options = job_options(scenario);
     settings.cluster = state.settings.cluster;
     settings.poll = state.settings.batch_poll;
+    settings.clock = state.settings.clock;
     BatchEvents events;
     events.finished = [&](const core::Sample& sample) -> Expected<void> {
         RIG_TRY(state.db.add_sample(state.run_id, sample));
@@ -449,6 +448,7 @@ store::RunInfo run_info(const core::Scenario& given, const host::Facts& facts,
     info.scenario_hash = util::sha256_hex(given.text);
     info.host_facts = facts.to_json();
     info.rig_version = RIG_VERSION;
+    info.started_at = util::utc_text(settings.clock->wall_now());
     info.backend = settings.backend;
     info.uris = settings.uris;
     info.jobs = settings.jobs;
@@ -521,7 +521,7 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
     std::vector<Slot> slots;
     if (!settings.batch)
         slots = RIG_TRY(make_slots(hosts, given, jobs, settings.jobs == 0));
-    host::Facts facts = host::probe();
+    host::Facts facts = settings.probe->facts();
     // A batch job's node probes and chooses for itself (run/worker.cpp). The libvirt
     // backend follows this local probe: right for qemu:///system. A remote host
     // (qemu+ssh://) is not probed, and libvirt's capabilities would offer a kvm domain
@@ -530,7 +530,7 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
     core::Accelerator accel = core::Accelerator::tcg;
     guest::GuestRoot root;
     if (!settings.batch) {
-        facts.accel = accel = RIG_TRY(host::choose_accel(given.guest.accel, settings.cache_dir));
+        facts.accel = accel = RIG_TRY(settings.probe->accel(given.guest.accel, settings.cache_dir));
         root = RIG_TRY(guest::prepare_guest_root(settings.cache_dir));
     }
 
@@ -556,7 +556,8 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
 
     size_t stored_samples = static_cast<size_t>(std::count_if(
         plan.begin(), plan.end(), [](const Planned& p) { return p.repetition >= 0; }));
-    Progress progress(out, settings.tty, settings.batch ? stored_samples : plan.size());
+    Progress progress(out, settings.tty, settings.batch ? stored_samples : plan.size(),
+                      *settings.clock);
     std::unique_ptr<KernelProvider> local_kernels;
     if (!settings.kernels)
         local_kernels = make_kernel_provider(settings.cache_dir, settings.tty, db, interrupted);

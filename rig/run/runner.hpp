@@ -3,10 +3,12 @@
 #pragma once
 
 #include "core/scenario.hpp"
+#include "host/probe.hpp"
 #include "run/kernel_provider.hpp"
 #include "run/sample.hpp"
 #include "sched/slurm.hpp"
 #include "store/store.hpp"
+#include "util/clock.hpp"
 #include "util/error.hpp"
 #include "vm/hypervisor.hpp"
 
@@ -43,6 +45,11 @@ struct RunSettings {
     // backend slurm: the cluster (null: Slurm's commands) and how often it is polled.
     sched::Cluster* cluster = nullptr;
     std::chrono::milliseconds batch_poll{std::chrono::seconds(2)};
+    // The host's facts and accelerator, asked once per run; unit tests give a fake.
+    host::Probe* probe = &host::local_probe();
+    // What the run's start time, its progress line and the batch coordinator's polls
+    // read; unit tests give a fake whose sleeps take no time.
+    util::Clock* clock = &util::real_clock();
 };
 
 struct RunSummary {

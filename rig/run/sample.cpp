@@ -9,26 +9,17 @@
 #include "run/sample_collect.hpp"
 #include "run/sample_launch.hpp"
 #include "run/sample_watch.hpp"
+#include "util/clock.hpp"
 #include "util/file.hpp"
 #include "util/strings.hpp"
 
 #include <chrono>
-#include <ctime>
 
 namespace rig::run {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string utc_now() {
-    std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    ::gmtime_r(&now, &utc); // samples of --jobs start from several threads
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return text;
-}
 
 // The sample's identity and the mount rig asks for, before anything runs.
 core::Sample new_sample(const SampleContext& context) {
@@ -38,7 +29,8 @@ core::Sample new_sample(const SampleContext& context) {
     sample.accel = core::to_string(context.accel);
     sample.cpus = core::cpu_list_text(context.host_cpus);
     sample.kernel_artifact = context.kernel.id;
-    sample.started_at = utc_now();
+    // The machine's time, as the guest's watch below: a sample's times are real ones.
+    sample.started_at = util::utc_text(std::chrono::system_clock::now());
     sample.mount_requested = core::mount_requested(context.cell);
     return sample;
 }

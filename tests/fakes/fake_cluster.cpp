@@ -14,7 +14,7 @@ Expected<sched::Submitted> FakeCluster::submit(const sched::ArrayRequest& reques
 }
 
 bool FakeCluster::advance(Task& task, bool may_end) {
-    if (sched::task_end(task.state) != sched::TaskEnd::not_yet)
+    if (m_stuck || sched::task_end(task.state) != sched::TaskEnd::not_yet)
         return false;
     ++task.polls;
     if (task.polls == 1)
@@ -45,6 +45,7 @@ bool FakeCluster::advance(Task& task, bool may_end) {
 }
 
 Expected<std::vector<sched::TaskStatus>> FakeCluster::tasks(const std::string& name) {
+    ++polls;
     std::vector<sched::TaskStatus> out;
     bool ended = false; // one task ends per poll, as samples of a busy cluster do
     for (auto& [key, task] : m_tasks) {
@@ -58,6 +59,9 @@ Expected<std::vector<sched::TaskStatus>> FakeCluster::tasks(const std::string& n
 
 Expected<void> FakeCluster::cancel(const std::string& name) {
     ++cancels;
+    m_stuck = ignores_cancel;
+    if (ignores_cancel)
+        return {};
     for (auto& [key, task] : m_tasks)
         if (task.name == name && sched::task_end(task.state) == sched::TaskEnd::not_yet)
             task.state = sched::JobState::cancelled;
@@ -66,6 +70,9 @@ Expected<void> FakeCluster::cancel(const std::string& name) {
 
 Expected<void> FakeCluster::cancel_task(int64_t array_job, int index) {
     ++cancels;
+    m_stuck = ignores_cancel;
+    if (ignores_cancel)
+        return {};
     if (auto it = m_tasks.find({array_job, index});
         it != m_tasks.end() && sched::task_end(it->second.state) == sched::TaskEnd::not_yet)
         it->second.state = sched::JobState::cancelled;

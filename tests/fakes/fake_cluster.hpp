@@ -37,6 +37,9 @@ public:
 
     int submitted = 0; // arrays
     int cancels = 0;   // cancel and cancel_task calls
+    int polls = 0;     // tasks calls
+    // A cluster whose tasks outlive scancel: once cancelled, no task changes state again.
+    bool ignores_cancel = false;
     // Each task run, as "index.attempt" from its job file.
     std::vector<std::string> ran;
 
@@ -52,6 +55,7 @@ private:
 
     Script m_script;
     int64_t m_next_job = 100;
+    bool m_stuck = false; // cancelled, with ignores_cancel
     std::map<std::pair<int64_t, int>, Task> m_tasks;
 };
 

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The batch coordinator in milliseconds: run_scenario on backend slurm with a FakeCluster
-// and a FakeKernelProvider over a real SQLite file. Tasks submitted as one array, a task
-// the scheduler ended retried, infra past the bound stored as such, Ctrl-C and resume.
+// The batch coordinator in milliseconds: run_scenario on backend slurm with a FakeCluster,
+// a FakeKernelProvider and a FakeClock over a real SQLite file, polling every 2 s of
+// virtual time. Tasks submitted as one array, a task the scheduler ended retried, infra
+// past the bound stored as such, Ctrl-C and resume, the polls' pace and the ETA, and tasks
+// that outlive scancel.
+#include "fake_clock.hpp"
 #include "fake_cluster.hpp"
 #include "fake_kernel_provider.hpp"
+#include "fake_probe.hpp"
 #include "run/runner.hpp"
 #include "spec/spec.hpp"
 #include "store/store.hpp"
@@ -13,8 +17,10 @@
 #include <sstream>
 
 using namespace rig;
+using rig::test::FakeClock;
 using rig::test::FakeCluster;
 using rig::test::FakeKernelProvider;
+using rig::test::FakeProbe;
 
 namespace {
 
@@ -36,6 +42,8 @@ struct Batch {
     std::unique_ptr<store::Database> db =
         std::move(store::Database::open(dir.path() / "rig.db").value());
     FakeKernelProvider kernels{dir.path() / "kernels"};
+    FakeProbe probe;
+    FakeClock clock;
     run::RunSettings settings;
     std::atomic<bool> interrupted{false};
     std::ostringstream out;
@@ -48,13 +56,18 @@ struct Batch {
         settings.program = "/usr/bin/rig";
         settings.db = dir.path() / "rig.db";
         settings.cluster = &cluster;
-        settings.batch_poll = std::chrono::milliseconds(1);
+        // The real pace, on the fake clock: polls take no time.
+        settings.batch_poll = std::chrono::seconds(2);
+        settings.probe = &probe;
+        settings.clock = &clock;
     }
 
     Expected<run::RunSummary> run(int64_t run_id = 0) {
         return run::run_scenario(scenario, *db, std::vector<run::Host>{}, settings, run_id,
                                  interrupted, out);
     }
+
+    size_t samples_stored(int64_t run_id) { return db->samples(run_id).value().size(); }
 
     std::map<std::string, int> outcomes(int64_t run_id) {
         std::map<std::string, int> counts;
@@ -133,4 +146,40 @@ TEST(Batch, CtrlCCancelsTheTasksAndAResumeRunsOnlyWhatIsMissing) {
     ASSERT_TRUE(resumed) << resumed.error().message << batch.out.str();
     EXPECT_EQ(resumed->samples_skipped, stored);
     EXPECT_EQ(batch.outcomes(first->run_id), (std::map<std::string, int>{{"ok", 4}}));
+}
+
+TEST(Batch, TheClusterIsPolledEveryIntervalAndTheEtaFollowsTheClock) {
+    FakeCluster cluster([](const run::SampleJob&) { return ok(); });
+    Batch batch(cluster);
+    auto summary = batch.run();
+    ASSERT_TRUE(summary) << summary.error().message << batch.out.str();
+    // Adopting looks once without waiting; every later look comes 2 s after the last.
+    EXPECT_EQ(batch.clock.elapsed(), std::chrono::seconds(2) * (cluster.polls - 1));
+    EXPECT_EQ(batch.clock.slept(), batch.clock.elapsed()) << "only the polls took time";
+    // Submitted, pending, running, then a task ends per poll: 6 polls, 12 s. With one of
+    // four done after 6 s the other three take 18 s more.
+    EXPECT_EQ(cluster.polls, 7);
+    const std::string out = batch.out.str();
+    EXPECT_NE(out.find("running 3, done 1/4 (elapsed 6.0s, ETA 18.0s)"), std::string::npos) << out;
+    EXPECT_NE(out.find("done 4/4 (elapsed 12.0s, ETA 0ms)"), std::string::npos) << out;
+    EXPECT_EQ(batch.samples_stored(summary->run_id), 4u);
+}
+
+TEST(Batch, TasksThatOutliveScancelEndTheRunAfterTheWait) {
+    Batch* current = nullptr;
+    FakeCluster cluster([&](const run::SampleJob&) {
+        current->interrupted = true;
+        return ok();
+    });
+    cluster.ignores_cancel = true;
+    Batch batch(cluster);
+    current = &batch;
+    auto summary = batch.run();
+    ASSERT_FALSE(summary);
+    EXPECT_EQ(summary.error().kind, ErrorKind::infra);
+    EXPECT_NE(summary.error().message.find("did not end within 90 s of scancel"), std::string::npos)
+        << summary.error().message;
+    // Ninety seconds of the fake clock, looked at every half second, and none of real time.
+    EXPECT_GE(batch.clock.elapsed(), std::chrono::seconds(90));
+    EXPECT_LT(batch.clock.elapsed(), std::chrono::seconds(100));
 }

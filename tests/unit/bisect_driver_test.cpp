@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: MIT
-// The whole bisect driver in milliseconds: create_bisect and run_bisect over a real git
-// history and SQLite file, with a FakeCommitBuilder and a FakeHypervisor whose guests fail
-// from the planted commit on. Endpoints, steps, skips, verification, resume, and each
-// status a bisect can end with.
+// The whole bisect driver in milliseconds: create_bisect and run_bisect over a SQLite file,
+// with a FakeCommitBuilder, a FakeProbe, a FakeClock and a FakeHypervisor whose guests fail
+// from the planted commit on; the history is a FakeGitHistory, or for the first test a real
+// git repository, so that git's own bisect stays covered with the driver. Endpoints, steps, skips,
+// verification (and the revert's), resume, each status a bisect can end with, and what it
+// asks of the host.
 #include "bisect/bisect.hpp"
+#include "fake_clock.hpp"
 #include "fake_commit_builder.hpp"
+#include "fake_git_history.hpp"
 #include "fake_hypervisor.hpp"
+#include "fake_probe.hpp"
 #include "git_run.hpp"
 #include "store/store.hpp"
 #include "temp_dir.hpp"
+#include "util/file.hpp"
 
 #include <fstream>
 #include <gtest/gtest.h>
@@ -16,14 +22,20 @@
 #include <sstream>
 
 using namespace rig;
+using rig::test::FakeClock;
 using rig::test::FakeCommitBuilder;
+using rig::test::FakeGitHistory;
 using rig::test::FakeHypervisor;
+using rig::test::FakeProbe;
 using rig::test::GuestScript;
 
 namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
+
+// Where the history lives: in memory, or in a git repository of the test's.
+enum class Git { fake, real };
 
 // A linear history of `size` commits, oldest first, and a scenario of one cell on it.
 struct Driver {
@@ -34,18 +46,21 @@ struct Driver {
     std::unique_ptr<store::Database> db =
         std::move(store::Database::open(dir.path() / "rig.db").value());
     FakeCommitBuilder builder{dir.path() / "kernels"};
+    std::unique_ptr<FakeGitHistory> history; // Git::fake
+    FakeProbe probe;
+    FakeClock clock;
     bisect::Settings settings;
     std::atomic<bool> interrupted{false};
     std::ostringstream out;
 
-    explicit Driver(int size) {
+    explicit Driver(int size, Git git = Git::fake) {
         fs::create_directories(repo);
-        test::git(repo, {"init", "-q", "-b", "master"});
-        for (int i = 0; i < size; ++i) {
-            std::ofstream(repo / "Makefile") << "# " << i << "\nall:\n";
-            test::git(repo, {"add", "Makefile"});
-            test::git(repo, {"commit", "-q", "-m", "commit " + std::to_string(i)});
-            commits.push_back(test::git(repo, {"rev-parse", "HEAD"}));
+        if (git == Git::real) {
+            make_repository(size);
+        } else {
+            history = std::make_unique<FakeGitHistory>(size);
+            commits = history->commits();
+            settings.history = history->opener();
         }
         std::ofstream(scenario) << "name: hunt\n"
                                    "kernels:\n"
@@ -57,6 +72,18 @@ struct Driver {
         settings.cache_dir = dir.path() / "cache";
         settings.builder = &builder;
         settings.pacing.poll = milliseconds(2);
+        settings.probe = &probe;
+        settings.clock = &clock;
+    }
+
+    void make_repository(int size) {
+        test::git(repo, {"init", "-q", "-b", "master"});
+        for (int i = 0; i < size; ++i) {
+            std::ofstream(repo / "Makefile") << "# " << i << "\nall:\n";
+            test::git(repo, {"add", "Makefile"});
+            test::git(repo, {"commit", "-q", "-m", "commit " + std::to_string(i)});
+            commits.push_back(test::git(repo, {"rev-parse", "HEAD"}));
+        }
     }
 
     bisect::StartOptions options(int good, int bad) const {
@@ -93,7 +120,7 @@ struct Driver {
 } // namespace
 
 TEST(BisectDriver, FindsAndVerifiesThePlantedCulprit) {
-    Driver driver(8);
+    Driver driver(8, Git::real);
     auto id = bisect::create_bisect(driver.options(0, 7), *driver.db, driver.settings);
     ASSERT_TRUE(id) << id.error().message;
     FakeHypervisor hypervisor(driver.failing_from(5));
@@ -133,6 +160,11 @@ TEST(BisectDriver, ACommitThatDoesNotBuildIsSkippedAndLeavesARange) {
         skipped |= step.commit == driver.commits[4] && step.verdict == core::Verdict::skip &&
                    step.evidence.find("build-failed") != std::string::npos;
     EXPECT_TRUE(skipped) << driver.out.str();
+    EXPECT_EQ(driver.history->marked, (std::vector<std::string>{"good 3", "bad 5", "skip 4"}));
+    const std::string message = driver.db->bisect(*id).value()->message;
+    EXPECT_NE(message.find(driver.commits[4].substr(0, 12) + " " + driver.commits[5].substr(0, 12)),
+              std::string::npos)
+        << message;
 }
 
 TEST(BisectDriver, EndpointsThatDoNotDifferAreNotReproducible) {
@@ -211,4 +243,98 @@ TEST(BisectDriver, APlantedFailureTheParentAlsoShowsLeavesTheCulpritUnverified) 
     auto status = driver.run(*id, hypervisor);
     ASSERT_TRUE(status) << status.error().message;
     EXPECT_EQ(*status, core::BisectStatus::unverified) << driver.out.str();
+}
+
+TEST(BisectDriver, ALongHistoryTakesALogarithmOfSteps) {
+    Driver driver(1000);
+    auto id = bisect::create_bisect(driver.options(0, 999), *driver.db, driver.settings);
+    ASSERT_TRUE(id) << id.error().message;
+    FakeHypervisor hypervisor(driver.failing_from(637));
+    auto status = driver.run(*id, hypervisor);
+    ASSERT_TRUE(status) << status.error().message;
+    EXPECT_EQ(*status, core::BisectStatus::culprit) << driver.out.str();
+    EXPECT_EQ(driver.db->bisect(*id).value()->culprit, driver.commits[637]);
+    EXPECT_EQ(driver.roles(*id).count(core::StepRole::bisect), driver.history->marked.size());
+    EXPECT_LE(driver.history->marked.size(), 10u) << "ceil(log2 999) steps at most";
+    EXPECT_NE(driver.out.str().find("999 commits in"), std::string::npos) << driver.out.str();
+}
+
+TEST(BisectDriver, TheCulpritsRevertOnBadVerifiesIt) {
+    Driver driver(8);
+    auto options = driver.options(0, 7);
+    options.verify_revert = true;
+    auto id = bisect::create_bisect(options, *driver.db, driver.settings);
+    ASSERT_TRUE(id) << id.error().message;
+    auto fail_from_5 = driver.failing_from(5);
+    // BAD with the culprit reverted boots an image of its own, and passes.
+    FakeHypervisor hypervisor([&](const vm::GuestSpec& spec) {
+        if (spec.kernel.string().find("+patched") != std::string::npos)
+            return test::quick_guest(0);
+        return fail_from_5(spec);
+    });
+    auto status = driver.run(*id, hypervisor);
+    ASSERT_TRUE(status) << status.error().message;
+    EXPECT_EQ(*status, core::BisectStatus::culprit) << driver.out.str();
+    EXPECT_EQ(driver.roles(*id).count(core::StepRole::verify_revert), 1u);
+    std::string patch = util::read_file(driver.settings.results_dir / "bisects" /
+                                        std::to_string(*id) / "revert.patch");
+    EXPECT_NE(patch.find("Revert \"commit 5\""), std::string::npos) << patch;
+    auto log = bisect::bisect_log(*id, *driver.db, driver.settings);
+    ASSERT_TRUE(log) << log.error().message;
+    EXPECT_NE(log->find("# first bad commit: [" + driver.commits[5] + "]"), std::string::npos)
+        << *log;
+}
+
+TEST(BisectDriver, ARevertThatDoesNotApplyLeavesTheCulpritUnverified) {
+    Driver driver(8);
+    driver.history->unrevertable = {driver.commits[5]};
+    auto options = driver.options(0, 7);
+    options.verify_revert = true;
+    auto id = bisect::create_bisect(options, *driver.db, driver.settings);
+    ASSERT_TRUE(id) << id.error().message;
+    FakeHypervisor hypervisor(driver.failing_from(5));
+    auto status = driver.run(*id, hypervisor);
+    ASSERT_TRUE(status) << status.error().message;
+    EXPECT_EQ(*status, core::BisectStatus::unverified) << driver.out.str();
+    auto info = driver.db->bisect(*id).value();
+    EXPECT_EQ(info->culprit, driver.commits[5]);
+    EXPECT_NE(info->message.find("the revert on BAD does not apply"), std::string::npos)
+        << info->message;
+    EXPECT_EQ(driver.roles(*id).count(core::StepRole::verify_revert), 0u);
+}
+
+TEST(BisectDriver, TheHostIsProbedOncePerCreateAndPerRun) {
+    Driver driver(4);
+    driver.clock.advance(std::chrono::hours(1));
+    auto id = bisect::create_bisect(driver.options(0, 3), *driver.db, driver.settings);
+    ASSERT_TRUE(id) << id.error().message;
+    EXPECT_EQ(driver.probe.facts_asked, 1);
+    EXPECT_EQ(driver.probe.accels_asked, 1);
+    auto info = driver.db->bisect(*id).value();
+    auto run = driver.db->run(info->run_id).value();
+    EXPECT_EQ(run->started_at, "2023-11-14T23:13:20Z") << "the clock's time, an hour in";
+    EXPECT_NE(run->host_facts.find("\"qemu\":\"7.2.22\""), std::string::npos) << run->host_facts;
+    // The revisions were resolved in a scratch folder, the bisect in its own.
+    EXPECT_EQ(
+        driver.history->opened,
+        std::vector<std::string>{(driver.settings.results_dir / "bisects" / "resolve").string()});
+
+    FakeHypervisor hypervisor(driver.failing_from(2));
+    auto status = driver.run(*id, hypervisor);
+    ASSERT_TRUE(status) << status.error().message;
+    EXPECT_EQ(*status, core::BisectStatus::culprit) << driver.out.str();
+    EXPECT_EQ(driver.probe.facts_asked, 1);
+    EXPECT_EQ(driver.probe.accels_asked, 2) << "once for the whole run, not per step";
+    EXPECT_EQ(driver.history->opened.back(),
+              (driver.settings.results_dir / "bisects" / std::to_string(*id) / "git").string());
+}
+
+TEST(BisectDriver, ARevisionThatIsNoCommitIsAUsageError) {
+    Driver driver(4);
+    auto options = driver.options(0, 3);
+    options.bad = "no-such-branch";
+    auto id = bisect::create_bisect(options, *driver.db, driver.settings);
+    ASSERT_FALSE(id);
+    EXPECT_EQ(id.error().kind, ErrorKind::usage);
+    EXPECT_NE(id.error().message.find("no-such-branch"), std::string::npos);
 }

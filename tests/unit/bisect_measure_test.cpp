@@ -71,7 +71,7 @@ struct Bench {
                                         target.cell,
                                         dir.path(),
                                         dir.path(),
-                                        std::nullopt,
+                                        nullptr,
                                         {},
                                         {},
                                         nullptr,

@@ -7,6 +7,7 @@
 #include "bisect/git.hpp"
 #include "bisect/verdict.hpp"
 #include "core/evidence.hpp"
+#include "fake_git_history.hpp"
 #include "full_records.hpp"
 #include "git_run.hpp"
 #include "proc/process.hpp"
@@ -486,6 +487,40 @@ TEST(BisectGit, BisectsInItsOwnRepositoryAndSkipsGiveARange) {
     std::string text((std::istreambuf_iterator<char>(in)), {});
     EXPECT_NE(text.find("Subject: [PATCH] Revert \"c5\""), std::string::npos) << text;
     EXPECT_NE(text.find("deleted file mode"), std::string::npos) << text;
+}
+
+// The unit tests' stand-in bisects a line as git does: the same culprit, and a range when
+// only skipped commits are left.
+TEST(BisectGit, TheFakeHistoryBisectsALineAsGitDoes) {
+    rig::test::FakeGitHistory fake(8);
+    const auto& commits = fake.commits();
+    auto bisect = fake.open();
+    EXPECT_EQ(*bisect->resolve("HEAD~7"), commits[0]);
+    EXPECT_EQ(*bisect->resolve("master"), commits[7]);
+    EXPECT_FALSE(bisect->resolve("no-such-rev"));
+    EXPECT_EQ(*bisect->count(commits[0], commits[7]), 7u);
+    EXPECT_EQ(*bisect->parent(commits[2]), commits[1]);
+    for (bool skips : {false, true}) {
+        auto state = bisect->start(commits[7], commits[0]);
+        ASSERT_TRUE(state) << state.error().message;
+        int steps = 0;
+        while (!state->done && steps++ < 10) {
+            size_t index = std::find(commits.begin(), commits.end(), state->next) - commits.begin();
+            Verdict verdict = index >= 5   ? Verdict::bad
+                              : index >= 3 ? (skips ? Verdict::unsure : Verdict::bad)
+                                           : Verdict::good;
+            state = bisect->mark(verdict, state->next);
+            ASSERT_TRUE(state) << state.error().message;
+        }
+        EXPECT_LE(steps, skips ? 5 : 3);
+        if (skips) {
+            EXPECT_TRUE(state->culprit.empty());
+            EXPECT_EQ(state->candidates,
+                      (std::vector<std::string>{commits[3], commits[4], commits[5]}));
+        } else {
+            EXPECT_EQ(state->culprit, commits[3]);
+        }
+    }
 }
 
 TEST(BisectSettings, EveryFieldOfTheListRoundTripsAsJson) {

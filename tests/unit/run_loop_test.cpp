@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: MIT
-// The run loop end to end in milliseconds: run_scenario with a FakeKernelProvider and a
-// FakeHypervisor over a real SQLite file, for rounds, outcomes, resume from the stored
-// cells, a kernel that does not build, Ctrl-C during a build and --jobs.
+// The run loop end to end in milliseconds: run_scenario with a FakeKernelProvider, a
+// FakeHypervisor, a FakeProbe and a FakeClock over a real SQLite file, for rounds,
+// outcomes, resume from the stored cells, a kernel that does not build, Ctrl-C during a
+// build, --jobs, and the host and start time a run records.
+#include "fake_clock.hpp"
 #include "fake_hypervisor.hpp"
 #include "fake_kernel_provider.hpp"
+#include "fake_probe.hpp"
 #include "run/runner.hpp"
 #include "spec/spec.hpp"
 #include "store/store.hpp"
 #include "temp_dir.hpp"
+#include "util/json.hpp"
 
 #include <gtest/gtest.h>
 #include <sstream>
 
 using namespace rig;
+using rig::test::FakeClock;
 using rig::test::FakeHypervisor;
 using rig::test::FakeKernelProvider;
+using rig::test::FakeProbe;
 using rig::test::GuestScript;
 
 namespace {
@@ -39,6 +45,8 @@ struct Loop {
     std::unique_ptr<store::Database> db =
         std::move(store::Database::open(dir.path() / "rig.db").value());
     FakeKernelProvider kernels{dir.path() / "kernels"};
+    FakeProbe probe;
+    FakeClock clock;
     run::RunSettings settings;
     std::atomic<bool> interrupted{false};
     std::ostringstream out;
@@ -48,6 +56,8 @@ struct Loop {
         settings.cache_dir = dir.path() / "cache";
         settings.kernels = &kernels;
         settings.pacing.poll = std::chrono::milliseconds(2);
+        settings.probe = &probe;
+        settings.clock = &clock;
     }
 
     Expected<run::RunSummary> run(vm::Hypervisor& hypervisor, int64_t run_id = 0) {
@@ -179,4 +189,38 @@ TEST(RunLoop, TwoJobsRunEachGuestOnCpusOfItsOwn) {
     EXPECT_EQ(cpus.size(), 2u) << "each CPU set ran samples";
     for (const vm::GuestSpec& spec : hypervisor.started())
         EXPECT_EQ(spec.host_cpus.size(), 1u);
+}
+
+TEST(RunLoop, TheRunRecordsItsHostProbedOnceAndItsStartFromTheClock) {
+    Loop loop;
+    loop.probe.answer = core::Accelerator::kvm;
+    loop.scenario.guest.accel = core::Accel::auto_detect;
+    loop.clock.advance(std::chrono::minutes(90));
+    FakeHypervisor hypervisor(test::quick_guest());
+    auto summary = loop.run(hypervisor);
+    ASSERT_TRUE(summary) << summary.error().message;
+    EXPECT_EQ(loop.probe.facts_asked, 1) << "a host probed once per run";
+    EXPECT_EQ(loop.probe.accels_asked, 1);
+    auto run = loop.db->run(summary->run_id).value();
+    // 1'700'000'000 s after the epoch, and the 90 minutes the clock was moved on.
+    EXPECT_EQ(run->started_at, "2023-11-14T23:43:20Z");
+    auto facts = util::Json::parse(run->host_facts);
+    EXPECT_EQ(facts["hostname"], "fake-host");
+    EXPECT_EQ(facts["qemu"], "7.2.22");
+    EXPECT_EQ(facts["cpus"], 4);
+    EXPECT_EQ(facts["accel"], "kvm") << "the probe's choice, recorded";
+    for (const auto& sample : loop.samples(summary->run_id))
+        EXPECT_EQ(sample.accel, "kvm");
+    EXPECT_NE(loop.out.str().find("accel kvm"), std::string::npos) << loop.out.str();
+}
+
+TEST(RunLoop, AScenarioThatInsistsOnKvmWhereThereIsNoneBootsNothing) {
+    Loop loop;
+    loop.scenario.guest.accel = core::Accel::kvm;
+    FakeHypervisor hypervisor(test::quick_guest());
+    auto summary = loop.run(hypervisor);
+    ASSERT_FALSE(summary);
+    EXPECT_EQ(summary.error().kind, ErrorKind::infra);
+    EXPECT_TRUE(hypervisor.started().empty());
+    EXPECT_TRUE(loop.db->runs().value().empty()) << "no run is stored";
 }
