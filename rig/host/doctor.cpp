@@ -244,10 +244,29 @@ Check disk_check(const fs::path& data_dir) {
             detail + " (kernel builds want 10 GiB)", ""};
 }
 
+// Which user QEMU runs as (README, "Security"): rig-qemu when rig is root, rig's own user
+// otherwise, where virtiofs cells cannot run.
+Check mode_check() {
+    auto account = qemu_account();
+    if (!account)
+        return {"mode", Status::missing, account.error().message, "adduser"};
+    if (*account)
+        return {"mode", Status::ok,
+                "root: QEMU runs as " + (*account)->name + " (uid " +
+                    std::to_string((*account)->uid) + "), sandboxed",
+                ""};
+    auto self = ::geteuid();
+    return {"mode", Status::ok,
+            "normal user (uid " + std::to_string(self) +
+                "): QEMU runs as this user; fs: virtiofs cells need root (virtiofsd)",
+            ""};
+}
+
 } // namespace
 
 std::vector<Check> run_checks(const fs::path& data_dir, const fs::path& cache_dir) {
     return {
+        mode_check(),
         qemu_check(),
         accel_check(cache_dir),
         virtiofsd_check(),

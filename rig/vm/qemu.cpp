@@ -12,6 +12,7 @@
 
 #include <fstream>
 #include <thread>
+#include <unistd.h>
 
 namespace rig::vm {
 
@@ -213,6 +214,12 @@ public:
             auto daemon = host::find_virtiofsd();
             if (!daemon)
                 return fail(ErrorKind::infra, virtiofsd_missing());
+            if (::geteuid() != 0)
+                return fail(ErrorKind::infra,
+                            "fs: virtiofs cells need root: virtiofsd (Debian 12's) must start "
+                            "as root to sandbox itself; run rig as root (QEMU still runs as "
+                            "rig-qemu), or leave virtiofs out of the matrix. The other cells "
+                            "run as this user.");
             fs::path socket = spec.runtime_dir / ("virtiofsd-" + share.tag + ".sock");
             fs::remove(socket, ec);
             proc::SpawnOptions options;

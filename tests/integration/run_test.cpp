@@ -376,6 +376,26 @@ TEST(Run, ImageKernelWithModulesFolder) {
               "image\t" + release);
 }
 
+namespace {
+
+// A scenario whose workload runs `probe` in cells of the filesystems `fs` (a YAML list).
+fs::path write_security_scenario(const fs::path& dir, const std::string& fs,
+                                 const std::string& probe) {
+    fs::path yaml = dir / "security.yaml";
+    std::ofstream(yaml) << "name: security\n"
+                           "kernels:\n  - {name: deb-6.1, debian: linux-image-6.1}\n"
+                           "matrix: {fs: "
+                        << fs
+                        << ", cache: [none]}\n"
+                           "workload:\n  command: |\n    "
+                        << probe
+                        << "\n"
+                           "timeouts: {boot: 3m, workload: 3m, silence: 2m}\n";
+    return yaml;
+}
+
+} // namespace
+
 // README "Security": the guest's root is the host's /usr and rig's copy of /etc, and QEMU
 // runs as rig-qemu. A workload that goes looking for the host's secrets finds none, and
 // leaves nothing on the host.
@@ -400,14 +420,7 @@ TEST(Run, TheGuestSeesNoHostSecretAndQemuIsNotRoot) {
                         "ls /home 2>&1 || true; echo '== touch'; touch /usr/x 2>&1 || true; "
                         "touch /rig-x 2>&1 || true; "
                         "sleep 6; exit 1";
-    fs::path yaml = scratch.dir / "security.yaml";
-    std::ofstream(yaml) << "name: security\n"
-                           "kernels:\n  - {name: deb-6.1, debian: linux-image-6.1}\n"
-                           "matrix: {fs: [9p, fuse], cache: [none]}\n"
-                           "workload:\n  command: |\n    "
-                        << probe
-                        << "\n"
-                           "timeouts: {boot: 3m, workload: 3m, silence: 2m}\n";
+    fs::path yaml = write_security_scenario(scratch.dir, "[9p, fuse]", probe);
     pid_t rig = rig::test::start_rig_logged({"--db", scratch.db.string(), "run", yaml.string()},
                                             scratch.dir / "run.log");
     // QEMU's user, seen from the host while each guest runs.
@@ -456,5 +469,51 @@ TEST(Run, TheGuestSeesNoHostSecretAndQemuIsNotRoot) {
     }
     EXPECT_FALSE(fs::exists("/usr/x"));
     EXPECT_FALSE(fs::exists("/rig-x"));
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
+}
+
+// README "Security": rig run by a normal user runs QEMU as that user; 9p and fuse cells
+// run, and virtiofs cells (virtiofsd needs root) say why they cannot, without stopping
+// the others. The user has a cache of its own: nothing of root's is needed.
+TEST(Run, ANormalUserRunsNinePAndFuseCellsAndIsToldWhyNotVirtiofs) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "creating the test's user needs root (CI runs as root)";
+    const std::string user = "rig-test-user";
+    auto exists = rig::proc::run({"id", "-u", user});
+    if (!exists || exists->exit_code != 0) {
+        auto added = rig::proc::run({"useradd", "--system", "--no-create-home", "--shell",
+                                     "/usr/sbin/nologin", user});
+        ASSERT_TRUE(added && added->exit_code == 0) << (added ? added->err : "");
+    }
+    Scratch scratch("normal-user");
+    fs::path yaml = write_security_scenario(
+        scratch.dir, "[9p, fuse, virtiofs]",
+        "id -u; printf \"int main(void) { return 0; }\\n\" > a.c && gcc -o a a.c && ./a && "
+        "echo compiled; exit 1");
+    auto chown = rig::proc::run({"chown", "-R", user, scratch.dir.string()});
+    ASSERT_TRUE(chown && chown->exit_code == 0);
+    const char* binary = std::getenv("RIG_BINARY");
+    ASSERT_NE(binary, nullptr);
+    rig::proc::RunOptions options;
+    options.cwd = scratch.dir;
+    options.timeout = k_run_timeout;
+    auto result = rig::proc::run({"runuser", "-u", user, "--", "env",
+                                  "RIG_CACHE=" + (scratch.dir / "cache").string(), binary,
+                                  "--db", scratch.db.string(), "run", yaml.string()},
+                                 options);
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->exit_code, 1) << result->out << result->err;
+    auto rows = query(scratch.db, "SELECT c.fs, s.outcome, s.evidence FROM samples s JOIN cells c "
+                                  "USING (run_id, cell_id) ORDER BY c.fs");
+    ASSERT_EQ(rows.size(), 3u) << result->out << result->err;
+    for (size_t i : {0, 1}) {
+        // The guest's root user compiled; exit 1 keeps the output as evidence.
+        EXPECT_EQ(rows[i].rfind(i == 0 ? "9p\tworkload-failed\t" : "fuse\tworkload-failed\t", 0),
+                  0u)
+            << rows[i];
+        EXPECT_NE(rows[i].find("compiled"), std::string::npos) << rows[i];
+    }
+    EXPECT_EQ(rows[2].rfind("virtiofs\tinfra-error\tfs: virtiofs cells need root", 0), 0u)
+        << rows[2];
     EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
 }
