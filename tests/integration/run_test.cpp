@@ -481,8 +481,8 @@ TEST(Run, ANormalUserRunsNinePAndFuseCellsAndIsToldWhyNotVirtiofs) {
     const std::string user = "rig-test-user";
     auto exists = rig::proc::run({"id", "-u", user});
     if (!exists || exists->exit_code != 0) {
-        auto added = rig::proc::run({"useradd", "--system", "--no-create-home", "--shell",
-                                     "/usr/sbin/nologin", user});
+        auto added = rig::proc::run(
+            {"useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user});
         ASSERT_TRUE(added && added->exit_code == 0) << (added ? added->err : "");
     }
     Scratch scratch("normal-user");
@@ -498,8 +498,8 @@ TEST(Run, ANormalUserRunsNinePAndFuseCellsAndIsToldWhyNotVirtiofs) {
     options.cwd = scratch.dir;
     options.timeout = k_run_timeout;
     auto result = rig::proc::run({"runuser", "-u", user, "--", "env",
-                                  "RIG_CACHE=" + (scratch.dir / "cache").string(), binary,
-                                  "--db", scratch.db.string(), "run", yaml.string()},
+                                  "RIG_CACHE=" + (scratch.dir / "cache").string(), binary, "--db",
+                                  scratch.db.string(), "run", yaml.string()},
                                  options);
     ASSERT_TRUE(result);
     EXPECT_EQ(result->exit_code, 1) << result->out << result->err;
