@@ -2,11 +2,14 @@
 // The KVM probe: a boot sector booted under KVM, its answer kept per host kernel.
 #include "host/kvm_probe.hpp"
 
+#include "host/account.hpp"
 #include "util/file.hpp"
 #include "util/strings.hpp"
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -71,7 +74,19 @@ Expected<ProbeBoot> boot_probe_guest(core::Accelerator accel, const fs::path& fo
     RIG_TRY(util::write_file_atomically(disk, probe_boot_sector(), util::Sync::skip));
     proc::RunOptions options;
     options.timeout = k_probe_timeout;
-    proc::RunResult result = RIG_TRY(run(probe_argv(accel, disk), options));
+    // As the user guests' QEMU runs as (vm/qemu_user.hpp): whether KVM runs a guest is
+    // that user's question (its group kvm, /dev/kvm's mode), not root's.
+    fs::path seen = disk;
+    if (auto account = RIG_TRY(qemu_account())) {
+        // The guest never writes it, but IDE has no read-only disks: the copy is the user's.
+        if (::chown(disk.c_str(), account->uid, account->gid) != 0)
+            return fail(ErrorKind::infra, "cannot give " + disk.string() + " to " + account->name +
+                                              ": " + std::strerror(errno));
+        seen = fs::path(proc::k_bind_root) / disk.filename();
+        options.user = proc::Credentials{account->uid, account->gid, account->groups};
+        options.binds = {{disk, seen, false}};
+    }
+    proc::RunResult result = RIG_TRY(run(probe_argv(accel, seen), options));
     return probe_outcome(result);
 }
 

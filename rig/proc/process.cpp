@@ -51,6 +51,41 @@ void drain(Stream& stream, std::array<char, 65536>& buffer) {
         stream.fd.reset();
 }
 
+// The user and binds a child gets, as it makes them (spawn.cpp, ChildSetup).
+Expected<void> add_user(Launch& launch, const std::optional<Credentials>& user,
+                        const std::vector<Bind>& binds) {
+    if (user) {
+        launch.drop_user = true;
+        launch.uid = user->uid;
+        launch.gid = user->gid;
+        launch.groups = user->groups;
+    }
+    if (binds.empty())
+        return {};
+    if (!user)
+        return fail(ErrorKind::infra, "cannot start " + launch.name +
+                                          ": binds need a user to run as (they need root)");
+    if (binds.size() > Launch::k_most_mounts)
+        return fail(ErrorKind::infra, "cannot start " + launch.name + ": more than " +
+                                          std::to_string(Launch::k_most_mounts) + " binds");
+    const std::filesystem::path root = k_bind_root;
+    launch.mount_root = root.string();
+    for (const Bind& bind : binds) {
+        if (bind.target.parent_path() != root || bind.target.filename().empty())
+            return fail(ErrorKind::infra, "cannot start " + launch.name + ": bind target " +
+                                              bind.target.string() + " is not in " + root.string());
+        std::error_code ec;
+        auto status = std::filesystem::status(bind.source, ec);
+        if (ec)
+            return fail(ErrorKind::infra, "cannot start " + launch.name + ": cannot bind " +
+                                              bind.source.string() + ": " + ec.message());
+        launch.mounts.push_back({std::filesystem::absolute(bind.source).string(),
+                                 bind.target.string(), std::filesystem::is_directory(status),
+                                 bind.readonly});
+    }
+    return {};
+}
+
 } // namespace
 
 Expected<RunResult> run(const std::vector<std::string>& argv, const RunOptions& options) {
@@ -59,6 +94,7 @@ Expected<RunResult> run(const std::vector<std::string>& argv, const RunOptions& 
     auto err_pipe = RIG_TRY(make_pipe());
     auto null_in = RIG_TRY(open_fd("/dev/null", O_RDONLY));
     launch.stdio = {null_in.get(), out_pipe.write.get(), err_pipe.write.get()};
+    RIG_TRY(add_user(launch, options.user, options.binds));
 
     const auto deadline = deadline_after(options.timeout);
     Group group(RIG_TRY(spawn_group(launch)));
@@ -161,38 +197,6 @@ Child::~Child() {
     m_impl->group.finish();
 }
 
-namespace {
-
-// The binds of `options` as the child makes them (spawn.cpp, ChildSetup::make_mounts).
-Expected<void> add_binds(Launch& launch, const SpawnOptions& options) {
-    if (options.binds.empty())
-        return {};
-    if (!options.user)
-        return fail(ErrorKind::infra, "cannot start " + launch.name +
-                                          ": binds need a user to run as (they need root)");
-    if (options.binds.size() > Launch::k_most_mounts)
-        return fail(ErrorKind::infra, "cannot start " + launch.name + ": more than " +
-                                          std::to_string(Launch::k_most_mounts) + " binds");
-    const std::filesystem::path root = k_bind_root;
-    launch.mount_root = root.string();
-    for (const Bind& bind : options.binds) {
-        if (bind.target.parent_path() != root || bind.target.filename().empty())
-            return fail(ErrorKind::infra, "cannot start " + launch.name + ": bind target " +
-                                              bind.target.string() + " is not in " + root.string());
-        std::error_code ec;
-        auto status = std::filesystem::status(bind.source, ec);
-        if (ec)
-            return fail(ErrorKind::infra, "cannot start " + launch.name + ": cannot bind " +
-                                              bind.source.string() + ": " + ec.message());
-        launch.mounts.push_back({std::filesystem::absolute(bind.source).string(),
-                                 bind.target.string(), std::filesystem::is_directory(status),
-                                 bind.readonly});
-    }
-    return {};
-}
-
-} // namespace
-
 Expected<std::unique_ptr<Child>> Child::spawn(const std::vector<std::string>& argv,
                                               const SpawnOptions& options) {
     auto launch = RIG_TRY(prepare(argv, options.cwd, options.env));
@@ -217,13 +221,7 @@ Expected<std::unique_ptr<Child>> Child::spawn(const std::vector<std::string>& ar
         }
         launch.affinity = mask;
     }
-    RIG_TRY(add_binds(launch, options));
-    if (options.user) {
-        launch.drop_user = true;
-        launch.uid = options.user->uid;
-        launch.gid = options.user->gid;
-        launch.groups = options.user->groups;
-    }
+    RIG_TRY(add_user(launch, options.user, options.binds));
     Spawned spawned = RIG_TRY(spawn_group(launch));
     return std::unique_ptr<Child>(new Child(std::make_unique<Impl>(spawned)));
 }

@@ -16,11 +16,32 @@
 
 namespace rig::proc {
 
+// Who a child runs as: set between fork and exec, when rig runs as root.
+struct Credentials {
+    uid_t uid = 0;
+    gid_t gid = 0;
+    std::vector<gid_t> groups; // supplementary; the account's own, looked up by the caller
+};
+
+// Where binds appear: a tmpfs mounted over /tmp in the child's own mount namespace, which
+// the child's user may walk wherever the sources lie (a results folder under /root, say).
+inline constexpr const char* k_bind_root = "/tmp";
+
+// A file or folder of rig's that a child run as another user sees at `target`, a path
+// directly under k_bind_root.
+struct Bind {
+    std::filesystem::path source;
+    std::filesystem::path target;
+    bool readonly = false;
+};
+
 struct RunOptions {
     std::chrono::milliseconds timeout{std::chrono::minutes(10)};
     std::filesystem::path cwd;              // empty: inherit
     std::map<std::string, std::string> env; // added to the inherited environment
     size_t max_output = 1 << 20;            // per stream; the tail beyond is dropped
+    std::optional<Credentials> user;        // as in SpawnOptions
+    std::vector<Bind> binds;
 };
 
 struct RunResult {
@@ -44,25 +65,6 @@ Expected<RunResult> run(const std::vector<std::string>& argv, const RunOptions& 
 // The absolute path of an executable regular file: `name` itself when it contains '/',
 // otherwise the first match in PATH. nullopt when there is none.
 std::optional<std::filesystem::path> find_program(const std::string& name);
-
-// Who a child runs as: set between fork and exec, when rig runs as root.
-struct Credentials {
-    uid_t uid = 0;
-    gid_t gid = 0;
-    std::vector<gid_t> groups; // supplementary; the account's own, looked up by the caller
-};
-
-// Where binds appear: a tmpfs mounted over /tmp in the child's own mount namespace, which
-// the child's user may walk wherever the sources lie (a results folder under /root, say).
-inline constexpr const char* k_bind_root = "/tmp";
-
-// A file or folder of rig's that a child run as another user sees at `target`, a path
-// directly under k_bind_root.
-struct Bind {
-    std::filesystem::path source;
-    std::filesystem::path target;
-    bool readonly = false;
-};
 
 struct SpawnOptions {
     std::filesystem::path cwd;
