@@ -436,6 +436,17 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
                         run_id, interrupted, out);
 }
 
+// The run's owner lock (store::Database::own_run); another rig that runs it is an error.
+Expected<util::FileLock> own_run(store::Database& db, int64_t run_id) {
+    auto owner = RIG_TRY(db.own_run(run_id));
+    if (!owner)
+        return fail(ErrorKind::usage, "run " + std::to_string(run_id) +
+                                          " is running in another rig; wait for it, or stop it "
+                                          "and `rig run --resume " +
+                                          std::to_string(run_id) + "`");
+    return std::move(*owner);
+}
+
 // The run's row, for a new run: the scenario as given, this host, and how it was started.
 store::RunInfo run_info(const core::Scenario& given, const host::Facts& facts,
                         const RunSettings& settings) {
@@ -507,6 +518,10 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
                                   std::ostream& out) {
     if (hosts.empty() && !settings.batch)
         return fail(ErrorKind::usage, "no host to run samples on");
+    // Held as long as this rig runs the run: readers see it running only while it does.
+    std::optional<util::FileLock> owner;
+    if (run_id != 0)
+        owner.emplace(RIG_TRY(own_run(db, run_id)));
     std::vector<core::CellRecord> records = RIG_TRY(cells_of_run(given, db, run_id));
     std::vector<core::Cell> stored_cells;
     for (const core::CellRecord& record : records)
@@ -529,8 +544,10 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
         facts.accel = accel = RIG_TRY(host::choose_accel(given.guest.accel, settings.cache_dir));
 
     RunSummary summary;
-    if (run_id == 0)
+    if (run_id == 0) {
         run_id = RIG_TRY(db.begin_run(run_info(given, facts, settings)));
+        owner.emplace(RIG_TRY(own_run(db, run_id)));
+    }
     summary.run_id = run_id;
     RIG_TRY(db.add_cells(run_id, records));
     fs::path run_dir = settings.results_dir / "runs" / std::to_string(run_id);
