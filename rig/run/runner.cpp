@@ -131,7 +131,8 @@ SampleContext sample_context(const RunState& state, const Planned& planned,
         std::move(on_phase),
         std::move(on_tick),
         kernel.module ? &*kernel.module : nullptr,
-        std::move(cpus)};
+        std::move(cpus),
+        kernel.build_failure ? &*kernel.build_failure : nullptr};
 }
 
 // Every kernel the plan needs, prepared in plan order; nullopt when Ctrl-C stopped a build.
@@ -355,6 +356,15 @@ Expected<void> run_on_slots(const std::vector<Planned>& plan, const std::vector<
     return {};
 }
 
+// A batch sample stored and counted.
+Expected<void> store_sample(RunState& state, const core::Sample& sample) {
+    RIG_TRY(state.db.add_sample(state.run_id, sample));
+    ++state.summary.samples_run;
+    if (sample.outcome != core::Outcome::ok)
+        ++state.summary.samples_not_ok;
+    return {};
+}
+
 // backend slurm: every sample of the plan as a task of a job array. Kernels are fetched
 // and built here, on the coordinator; nodes only boot them.
 Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<core::Cell>& cells,
@@ -380,11 +390,18 @@ Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<
             if (!prepared && prepared.error().kind == ErrorKind::interrupted)
                 return {};
             PreparedKernel kernel = RIG_TRY(std::move(prepared));
-            std::tie(kernel.artifact.boot_image, kernel.base_initrd) = RIG_TRY(share_kernel(
-                kernel.artifact.id, kernel.artifact.boot_image, kernel.base_initrd, shared));
+            if (!kernel.build_failure)
+                std::tie(kernel.artifact.boot_image, kernel.base_initrd) = RIG_TRY(share_kernel(
+                    kernel.artifact.id, kernel.artifact.boot_image, kernel.base_initrd, shared));
             kernels[kernel_key(cell)] = std::move(kernel);
         }
         const PreparedKernel& kernel = kernels.at(kernel_key(cell));
+        // A kernel that did not build: its samples are stored here, no job boots them.
+        if (kernel.build_failure) {
+            RIG_TRY(store_sample(
+                state, kernel_build_failed(cell, planned.repetition, *kernel.build_failure)));
+            continue;
+        }
         BatchSample sample;
         // Stable across resumes: the cells of a run's stored scenario keep their order.
         sample.index = position.at(cell.id) * scenario.repeat + planned.repetition;
@@ -412,13 +429,7 @@ Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<
     settings.cluster = state.settings.cluster;
     settings.poll = state.settings.batch_poll;
     BatchEvents events;
-    events.finished = [&](const core::Sample& sample) -> Expected<void> {
-        RIG_TRY(state.db.add_sample(state.run_id, sample));
-        ++state.summary.samples_run;
-        if (sample.outcome != core::Outcome::ok)
-            ++state.summary.samples_not_ok;
-        return {};
-    };
+    events.finished = [&](const core::Sample& sample) { return store_sample(state, sample); };
     events.note = [&](const std::string& text) { state.progress.note(text); };
     events.counts = [&](size_t queued, size_t running, size_t done) {
         state.progress.batch("slurm", queued, running, done);

@@ -20,6 +20,13 @@
 
 namespace rig::run {
 
+// A git kernel that does not build (make failed): no sample of its cells boots a guest.
+struct KernelBuildFailure {
+    std::string kernel;      // "kernel NAME [fragments] at COMMIT"
+    std::string error_lines; // the compiler's first errors
+    std::filesystem::path log;
+};
+
 struct SampleContext {
     const core::Scenario& scenario;
     const core::Cell& cell;
@@ -37,6 +44,8 @@ struct SampleContext {
     const kernel::ModuleBuild* module = nullptr;
     // The host CPUs the guest runs on under --jobs (core/cpu_set.hpp); empty: any.
     core::CpuSet host_cpus = {};
+    // Set when the cell's kernel did not build: the sample is build-failed without a guest.
+    const KernelBuildFailure* kernel_failure = nullptr;
 };
 
 // Below this, the filesystem of a sample's folder counts as full: QEMU's logs, the work
@@ -65,5 +74,11 @@ struct Pacing {
 };
 
 SampleRun run_sample(const SampleContext& context, const Pacing& pacing = {});
+
+// The sample of a cell whose kernel did not build: outcome build-failed, the compiler's
+// lines as its error lines (source "build") and its evidence. A failed compile is data
+// about the cell's kernel, never an Error, and no guest boots.
+core::Sample kernel_build_failed(const core::Cell& cell, int repetition,
+                                 const KernelBuildFailure& failure);
 
 } // namespace rig::run

@@ -134,3 +134,15 @@ TEST(Batch, CtrlCCancelsTheTasksAndAResumeRunsOnlyWhatIsMissing) {
     EXPECT_EQ(resumed->samples_skipped, stored);
     EXPECT_EQ(batch.outcomes(first->run_id), (std::map<std::string, int>{{"ok", 4}}));
 }
+
+TEST(Batch, AKernelThatDoesNotBuildIsStoredAsBuildFailedAndNeverSubmitted) {
+    FakeCluster cluster([](const run::SampleJob&) { return ok(); });
+    Batch batch(cluster);
+    batch.kernels.set("deb", FakeKernelProvider::Result::build_failed);
+    auto summary = batch.run();
+    ASSERT_TRUE(summary) << summary.error().message << batch.out.str();
+    EXPECT_EQ(batch.outcomes(summary->run_id), (std::map<std::string, int>{{"build-failed", 4}}));
+    EXPECT_EQ(summary->samples_not_ok, 4u);
+    EXPECT_EQ(cluster.submitted, 0);
+    EXPECT_EQ(batch.db->run(summary->run_id).value()->status, core::RunStatus::finished);
+}
