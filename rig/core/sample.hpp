@@ -25,6 +25,8 @@ enum class Outcome {
     infra_error,     // QEMU would not start, virtiofsd died, ...
     aborted,         // rig was interrupted while the sample ran
     build_failed,    // the cell's git kernel, or a module workload against it, did not compile
+    time_limit,      // a batch job's time limit (slurm.time) ended the sample before its own
+                     // timeouts did: a hang, as far as the job can tell
 };
 
 std::string_view to_string(Outcome outcome);
