@@ -432,7 +432,10 @@ Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hyp
     std::error_code ec;
     fs::create_directories(dir, ec);
     auto lock = RIG_TRY(util::FileLock::try_acquire(dir / "lock"));
-    if (!lock)
+    // And its owner lock in the database's folder: readers see it running only while a rig
+    // runs it (store::Database::own_bisect).
+    auto owner = lock ? RIG_TRY(db.own_bisect(id)) : std::nullopt;
+    if (!lock || !owner)
         return fail(ErrorKind::usage, "bisect " + std::to_string(id) +
                                           " is already running in another rig; wait for it, or "
                                           "stop it and `rig bisect resume " +

@@ -165,6 +165,7 @@ bool broken(const core::Sample& sample) {
     case core::Outcome::boot_timeout:
     case core::Outcome::workload_timeout:
     case core::Outcome::console_silence:
+    case core::Outcome::time_limit:
         return true;
     default:
         return false;

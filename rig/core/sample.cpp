@@ -11,7 +11,7 @@ namespace rig::core {
 
 namespace {
 
-constexpr std::array<std::pair<Outcome, std::string_view>, 10> k_outcomes{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 11> k_outcomes{{
     {Outcome::ok, "ok"},
     {Outcome::errors, "errors"},
     {Outcome::workload_failed, "workload-failed"},
@@ -22,6 +22,7 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 10> k_outcomes{{
     {Outcome::infra_error, "infra-error"},
     {Outcome::aborted, "aborted"},
     {Outcome::build_failed, "build-failed"},
+    {Outcome::time_limit, "time-limit"},
 }};
 
 } // namespace

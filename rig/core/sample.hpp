@@ -24,7 +24,9 @@ enum class Outcome {
     console_silence, // nothing on console or channel for timeouts.silence
     infra_error,     // QEMU would not start, virtiofsd died, ...
     aborted,         // rig was interrupted while the sample ran
-    build_failed,    // a module workload did not compile against the cell's kernel
+    build_failed,    // the cell's git kernel, or a module workload against it, did not compile
+    time_limit,      // a batch job's time limit (slurm.time) ended the sample before its own
+                     // timeouts did: a hang, as far as the job can tell
 };
 
 std::string_view to_string(Outcome outcome);

@@ -3,10 +3,12 @@
 #include "kernel/checkout.hpp"
 
 #include "proc/git.hpp"
+#include "proc/holders.hpp"
 #include "util/file.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
 
+#include <algorithm>
 #include <ctime>
 
 namespace rig::kernel {
@@ -49,6 +51,32 @@ Expected<std::string> compiler_version() {
 }
 
 } // namespace
+
+Expected<void> clear_stale_index_lock(const fs::path& work_tree, Builder& builder) {
+    const fs::path lock = work_tree / ".git" / "index.lock";
+    std::error_code ec;
+    if (!fs::exists(lock, ec))
+        return {};
+    // Either sign of a live owner is enough: git closes the lock's descriptor before it
+    // renames the file into place (and before it runs hooks), so a live git may have it
+    // closed; but git works from its work tree's top level before it takes the lock, so a
+    // git whose folder is in the clone is seen by that. Any other process with the file
+    // open is seen by its descriptor.
+    std::vector<proc::ProcessRef> holders = proc::processes_with_open(lock);
+    for (const proc::ProcessRef& git : proc::processes_working_in(work_tree, "git"))
+        if (std::find(holders.begin(), holders.end(), git) == holders.end())
+            holders.push_back(git);
+    if (!holders.empty())
+        return fail(ErrorKind::infra, lock.string() + " is in use by " + proc::describe(holders) +
+                                          ": a git works in rig's clone; let it finish, or "
+                                          "stop it, and build again");
+    fs::remove(lock, ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot remove " + lock.string() + ": " + ec.message());
+    builder.log("rig: removed " + lock.string() +
+                ", which no process holds: a git killed with an earlier rig left it");
+    return {};
+}
 
 Expected<std::string> resolve_commit(const fs::path& repo, const std::string& ref) {
     if (!fs::is_directory(repo))
@@ -134,6 +162,7 @@ Expected<std::variant<fs::path, std::string>> check_out(const GitRequest& reques
                         "cannot rename " + partial.string() + ": " + ec.message());
     }
     builder.report("checkout");
+    RIG_TRY(clear_stale_index_lock(src, builder));
     if (fs::exists(src / ".git" / "rebase-apply"))
         RIG_TRY(builder.run({"git", "am", "--abort"}, src));
     if (RIG_TRY(builder.run({"git", "cat-file", "-e", commit + "^{commit}"}, src)).exit_code != 0)

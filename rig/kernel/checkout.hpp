@@ -46,6 +46,11 @@ Expected<Repository> open_repository(const GitRequest& request, const std::files
 Builder start_builder(const BuildSettings& settings, const GitRequest& request,
                       const Resolved& resolved);
 
+// The index.lock a git killed with an earlier rig left in `work_tree`, removed when no
+// process holds it: none has it open and no git works in the tree. A held one is an infra
+// error that names the processes, and stays.
+Expected<void> clear_stale_index_lock(const std::filesystem::path& work_tree, Builder& builder);
+
 // rig's own clone (cache/git/<repo>/src) at the commit, with the patches applied. It
 // borrows the user's objects (--shared), so it costs little and sees every commit of the
 // repository, and `git am` never writes into the user's tree. Returns the clone, or a

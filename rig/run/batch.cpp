@@ -276,6 +276,8 @@ private:
     // infra error with what is known.
     Expected<void> conclude(Tracked& task, sched::TaskEnd end, const std::string& how) {
         auto record = read_record(record_file(m_settings, task.sample.index, task.attempt));
+        if (end == sched::TaskEnd::time_limit || end == sched::TaskEnd::out_of_memory)
+            return conclude_over_limit(task, end, how, record);
         bool result = end == sched::TaskEnd::by_program && record &&
                       record->outcome != core::Outcome::infra_error &&
                       record->outcome != core::Outcome::aborted;
@@ -301,24 +303,62 @@ private:
             task.array_job = 0;
             return {};
         }
-        core::Sample sample;
-        if (record && record->outcome == core::Outcome::infra_error) {
-            sample = *record;
-        } else {
-            sample.cell_id = task.sample.job.cell.cell.id;
-            sample.repetition = task.sample.job.repetition;
-            sample.kernel_artifact = task.sample.job.kernel_id;
-            sample.outcome = core::Outcome::infra_error;
-        }
-        std::string output =
-            tail(util::read_file(output_file(m_settings, task.array_job, task.sample.index)), 2048);
+        core::Sample sample = record && record->outcome == core::Outcome::infra_error
+                                  ? *record
+                                  : blank_sample(task, core::Outcome::infra_error);
         sample.evidence = why + " after " + std::to_string(task.attempt + 1) + " attempts\n" +
-                          (output.empty() ? std::string() : "Slurm output (tail):\n" + output) +
-                          sample.evidence;
+                          slurm_output(task) + sample.evidence;
         RIG_TRY(m_events.finished(sample));
         task.done = true;
         note(task, "infra-error after " + std::to_string(task.attempt + 1) + " attempts: " + why);
         return {};
+    }
+
+    // The scheduler ended the task for what it used, and another attempt would use as much
+    // again: no retry. Past its time limit the sample is a result, time-limit (it ran longer
+    // than the job may, though its own timeouts had not ended it: a hang as far as the job
+    // can tell); killed by the node's OOM killer it is an infra error (QEMU and rig needed
+    // more memory than the job was given, which says nothing about the kernel). The record
+    // the worker wrote on the SIGTERM before the kill, if any, keeps its lines and console.
+    Expected<void> conclude_over_limit(Tracked& task, sched::TaskEnd end, const std::string& how,
+                                       const Expected<core::Sample>& record) {
+        bool timed_out = end == sched::TaskEnd::time_limit;
+        core::Outcome outcome = timed_out ? core::Outcome::time_limit : core::Outcome::infra_error;
+        core::Sample sample = record ? *record : blank_sample(task, outcome);
+        sample.outcome = outcome;
+        const auto& limit = m_settings.options.time_limit;
+        std::string why =
+            timed_out ? how + ": the sample ran past the job's time limit (slurm.time" +
+                            (limit ? " " + std::to_string(limit->count()) + " min" : "") +
+                            ") before its own timeouts ended it"
+                      : how + ": the node's OOM killer ended it; QEMU and rig need more memory "
+                              "than the job was given (slurm.sbatch: --mem=...), not retried";
+        std::string console = tail(util::read_file(task.sample.job.dir / "console.log"), 2048);
+        sample.evidence =
+            why + "\n" + slurm_output(task) +
+            (record || console.empty() ? std::string() : "console (tail):\n" + console + "\n") +
+            sample.evidence;
+        RIG_TRY(m_events.finished(sample));
+        task.done = true;
+        note(task, std::string(core::to_string(outcome)) + ": " + why);
+        return {};
+    }
+
+    // A sample of the task that no record describes.
+    core::Sample blank_sample(const Tracked& task, core::Outcome outcome) const {
+        core::Sample sample;
+        sample.cell_id = task.sample.job.cell.cell.id;
+        sample.repetition = task.sample.job.repetition;
+        sample.kernel_artifact = task.sample.job.kernel_id;
+        sample.outcome = outcome;
+        return sample;
+    }
+
+    // The tail of what Slurm captured of the task's output, headed, or "".
+    std::string slurm_output(const Tracked& task) const {
+        std::string output =
+            tail(util::read_file(output_file(m_settings, task.array_job, task.sample.index)), 2048);
+        return output.empty() ? std::string() : "Slurm output (tail):\n" + output;
     }
 
     // Ctrl-C: cancel the run's tasks, wait for them to end, and store the samples that

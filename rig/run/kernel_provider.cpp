@@ -8,6 +8,8 @@
 #include "util/strings.hpp"
 #include "util/units.hpp"
 
+#include <variant>
+
 namespace rig::run {
 
 namespace fs = std::filesystem;
@@ -24,8 +26,8 @@ public:
                                      Progress& progress) override;
 
 private:
-    Expected<kernel::Artifact> git_artifact(const core::Scenario& scenario, const core::Cell& cell,
-                                            Progress& progress);
+    Expected<std::variant<kernel::Artifact, KernelBuildFailure>>
+    git_artifact(const core::Scenario& scenario, const core::Cell& cell, Progress& progress);
     Expected<std::optional<kernel::ModuleBuild>> module_for_cell(const core::Scenario& scenario,
                                                                  const core::Cell& cell,
                                                                  const kernel::Artifact& artifact,
@@ -37,10 +39,12 @@ private:
     const std::atomic<bool>& m_interrupted;
 };
 
-// A failed build is recorded in the store, then stops the run: no cell of that kernel
-// could run, and the message names the kernel, the commit and the first errors.
-Expected<kernel::Artifact> LocalKernels::git_artifact(const core::Scenario& scenario,
-                                                      const core::Cell& cell, Progress& progress) {
+// A failed build is recorded in the store. One whose make failed ends only its own cells
+// (their samples are build-failed); a config error stops the run, naming the kernel, the
+// commit and what is wrong.
+Expected<std::variant<kernel::Artifact, KernelBuildFailure>>
+LocalKernels::git_artifact(const core::Scenario& scenario, const core::Cell& cell,
+                           Progress& progress) {
     const core::Kernel& spec = scenario.kernels[cell.kernel];
     std::string label = "kernel " + spec.name + " [" + util::join(cell.fragments, ", ") + "]";
     kernel::BuildSettings build;
@@ -61,6 +65,15 @@ Expected<kernel::Artifact> LocalKernels::git_artifact(const core::Scenario& scen
     auto result =
         RIG_TRY(kernel::build_git(kernel::git_request(spec, cell.fragments, scenario_dir), build));
     RIG_TRY(record_build(m_db, result, spec.name));
+    if (result.outcome == core::BuildOutcome::build_failed) {
+        KernelBuildFailure failure{label + " at " + result.commit.substr(0, 12), result.error_lines,
+                                   result.log};
+        progress.note(failure.kernel +
+                      ": build-failed; its cells are recorded as such, the "
+                      "other kernels' cells run\n" +
+                      result.error_lines);
+        return failure;
+    }
     if (result.outcome != core::BuildOutcome::ok)
         return fail(ErrorKind::config, label + " at " + result.commit.substr(0, 12) + ": " +
                                            std::string(core::to_string(result.outcome)) + "\n" +
@@ -103,10 +116,13 @@ Expected<PreparedKernel> LocalKernels::prepare(const core::Scenario& scenario,
                                                const core::Cell& cell, Progress& progress) {
     const core::Kernel& spec = scenario.kernels[cell.kernel];
     if (spec.source == core::KernelSource::git) {
-        auto artifact = RIG_TRY(git_artifact(scenario, cell, progress));
+        auto built = RIG_TRY(git_artifact(scenario, cell, progress));
+        if (auto* failure = std::get_if<KernelBuildFailure>(&built))
+            return PreparedKernel{{}, {}, std::nullopt, std::move(*failure)};
+        kernel::Artifact& artifact = std::get<kernel::Artifact>(built);
         auto initrd = RIG_TRY(guest::base_initramfs(artifact, m_cache));
         auto module = RIG_TRY(module_for_cell(scenario, cell, artifact, progress));
-        return PreparedKernel{artifact, initrd, std::move(module)};
+        return PreparedKernel{artifact, initrd, std::move(module), std::nullopt};
     }
     progress.note("kernel " + spec.name + ": fetching and preparing");
     auto artifact = kernel::prebuilt(spec, m_cache, [&](const std::string& phase) {
@@ -122,7 +138,7 @@ Expected<PreparedKernel> LocalKernels::prepare(const core::Scenario& scenario,
                   ", building initramfs");
     auto initrd = RIG_TRY(guest::base_initramfs(*artifact, m_cache));
     auto module = RIG_TRY(module_for_cell(scenario, cell, *artifact, progress));
-    return PreparedKernel{*artifact, initrd, std::move(module)};
+    return PreparedKernel{*artifact, initrd, std::move(module), std::nullopt};
 }
 
 } // namespace

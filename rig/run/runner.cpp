@@ -132,7 +132,8 @@ SampleContext sample_context(const RunState& state, const Planned& planned,
         std::move(on_tick),
         kernel.module ? &*kernel.module : nullptr,
         std::move(cpus),
-        state.root};
+        state.root,
+        kernel.build_failure ? &*kernel.build_failure : nullptr};
 }
 
 // Every kernel the plan needs, prepared in plan order; nullopt when Ctrl-C stopped a build.
@@ -356,6 +357,15 @@ Expected<void> run_on_slots(const std::vector<Planned>& plan, const std::vector<
     return {};
 }
 
+// A batch sample stored and counted.
+Expected<void> store_sample(RunState& state, const core::Sample& sample) {
+    RIG_TRY(state.db.add_sample(state.run_id, sample));
+    ++state.summary.samples_run;
+    if (sample.outcome != core::Outcome::ok)
+        ++state.summary.samples_not_ok;
+    return {};
+}
+
 // backend slurm: every sample of the plan as a task of a job array. Kernels are fetched
 // and built here, on the coordinator; nodes only boot them.
 Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<core::Cell>& cells,
@@ -381,11 +391,18 @@ Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<
             if (!prepared && prepared.error().kind == ErrorKind::interrupted)
                 return {};
             PreparedKernel kernel = RIG_TRY(std::move(prepared));
-            std::tie(kernel.artifact.boot_image, kernel.base_initrd) = RIG_TRY(share_kernel(
-                kernel.artifact.id, kernel.artifact.boot_image, kernel.base_initrd, shared));
+            if (!kernel.build_failure)
+                std::tie(kernel.artifact.boot_image, kernel.base_initrd) = RIG_TRY(share_kernel(
+                    kernel.artifact.id, kernel.artifact.boot_image, kernel.base_initrd, shared));
             kernels[kernel_key(cell)] = std::move(kernel);
         }
         const PreparedKernel& kernel = kernels.at(kernel_key(cell));
+        // A kernel that did not build: its samples are stored here, no job boots them.
+        if (kernel.build_failure) {
+            RIG_TRY(store_sample(
+                state, kernel_build_failed(cell, planned.repetition, *kernel.build_failure)));
+            continue;
+        }
         BatchSample sample;
         // Stable across resumes: the cells of a run's stored scenario keep their order.
         sample.index = position.at(cell.id) * scenario.repeat + planned.repetition;
@@ -414,13 +431,7 @@ Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<
     settings.poll = state.settings.batch_poll;
     settings.clock = state.settings.clock;
     BatchEvents events;
-    events.finished = [&](const core::Sample& sample) -> Expected<void> {
-        RIG_TRY(state.db.add_sample(state.run_id, sample));
-        ++state.summary.samples_run;
-        if (sample.outcome != core::Outcome::ok)
-            ++state.summary.samples_not_ok;
-        return {};
-    };
+    events.finished = [&](const core::Sample& sample) { return store_sample(state, sample); };
     events.note = [&](const std::string& text) { state.progress.note(text); };
     events.counts = [&](size_t queued, size_t running, size_t done) {
         state.progress.batch("slurm", queued, running, done);
@@ -436,6 +447,17 @@ Expected<RunSummary> run_scenario(const core::Scenario& scenario, store::Databas
                                   std::ostream& out) {
     return run_scenario(scenario, db, std::vector<Host>{{hypervisor.name(), &hypervisor}}, settings,
                         run_id, interrupted, out);
+}
+
+// The run's owner lock (store::Database::own_run); another rig that runs it is an error.
+Expected<util::FileLock> own_run(store::Database& db, int64_t run_id) {
+    auto owner = RIG_TRY(db.own_run(run_id));
+    if (!owner)
+        return fail(ErrorKind::usage, "run " + std::to_string(run_id) +
+                                          " is running in another rig; wait for it, or stop it "
+                                          "and `rig run --resume " +
+                                          std::to_string(run_id) + "`");
+    return std::move(*owner);
 }
 
 // The run's row, for a new run: the scenario as given, this host, and how it was started.
@@ -510,6 +532,10 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
                                   std::ostream& out) {
     if (hosts.empty() && !settings.batch)
         return fail(ErrorKind::usage, "no host to run samples on");
+    // Held as long as this rig runs the run: readers see it running only while it does.
+    std::optional<util::FileLock> owner;
+    if (run_id != 0)
+        owner.emplace(RIG_TRY(own_run(db, run_id)));
     std::vector<core::CellRecord> records = RIG_TRY(cells_of_run(given, db, run_id));
     std::vector<core::Cell> stored_cells;
     for (const core::CellRecord& record : records)
@@ -535,8 +561,10 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
     }
 
     RunSummary summary;
-    if (run_id == 0)
+    if (run_id == 0) {
         run_id = RIG_TRY(db.begin_run(run_info(given, facts, settings)));
+        owner.emplace(RIG_TRY(own_run(db, run_id)));
+    }
     summary.run_id = run_id;
     RIG_TRY(db.add_cells(run_id, records));
     fs::path run_dir = settings.results_dir / "runs" / std::to_string(run_id);

@@ -65,26 +65,48 @@ void watch_guest(const SampleContext& context, const Pacing& pacing, const Launc
     sample.evidence = evidence_for(sample.outcome, output.report(), output.console_tail(), note);
 }
 
-// A module that does not compile against the cell's kernel is data about the cell, like a
-// failed compile in a guest: the compiler's lines are its evidence, and no guest boots.
-SampleRun module_build_failed(const SampleContext& context, core::Sample sample) {
+// A failed compile is data about the cell, like one in a guest: the compiler's lines are
+// the sample's error lines and evidence, and no guest boots.
+void build_failed(core::Sample& sample, const std::string& what, const std::string& error_lines) {
     sample.outcome = core::Outcome::build_failed;
-    sample.evidence = "the module does not compile against kernel " + context.kernel.release +
-                      ":\n" + context.module->error_lines + "\n";
-    for (const std::string& line : util::split(context.module->error_lines, '\n'))
+    sample.evidence = what + ":\n" + error_lines + "\n";
+    for (const std::string& line : util::split(error_lines, '\n'))
         if (!line.empty())
             sample.lines.push_back(
                 {core::Severity::error, "build", line, core::signature_of(line)});
     sample.error_count = static_cast<int>(sample.lines.size());
-    return {std::move(sample), std::nullopt};
+}
+
+std::string kernel_failure_text(const KernelBuildFailure& failure) {
+    return failure.kernel + " does not build" +
+           (failure.log.empty() ? std::string() : " (log: " + failure.log.string() + ")");
 }
 
 } // namespace
 
+core::Sample kernel_build_failed(const core::Cell& cell, int repetition,
+                                 const KernelBuildFailure& failure) {
+    core::Sample sample;
+    sample.cell_id = cell.id;
+    sample.repetition = repetition;
+    sample.started_at = utc_now();
+    sample.mount_requested = core::mount_requested(cell);
+    build_failed(sample, kernel_failure_text(failure), failure.error_lines);
+    return sample;
+}
+
 SampleRun run_sample(const SampleContext& context, const Pacing& pacing) {
     core::Sample sample = new_sample(context);
-    if (context.module && context.module->outcome == kernel::ModuleOutcome::build_failed)
-        return module_build_failed(context, std::move(sample));
+    if (context.kernel_failure) {
+        build_failed(sample, kernel_failure_text(*context.kernel_failure),
+                     context.kernel_failure->error_lines);
+        return {std::move(sample), std::nullopt};
+    }
+    if (context.module && context.module->outcome == kernel::ModuleOutcome::build_failed) {
+        build_failed(sample, "the module does not compile against kernel " + context.kernel.release,
+                     context.module->error_lines);
+        return {std::move(sample), std::nullopt};
+    }
     std::error_code ec;
     fs::remove_all(context.dir, ec);
     fs::create_directories(context.dir, ec);

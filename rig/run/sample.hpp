@@ -21,6 +21,13 @@
 
 namespace rig::run {
 
+// A git kernel that does not build (make failed): no sample of its cells boots a guest.
+struct KernelBuildFailure {
+    std::string kernel;      // "kernel NAME [fragments] at COMMIT"
+    std::string error_lines; // the compiler's first errors
+    std::filesystem::path log;
+};
+
 struct SampleContext {
     const core::Scenario& scenario;
     const core::Cell& cell;
@@ -40,6 +47,8 @@ struct SampleContext {
     core::CpuSet host_cpus = {};
     // What the guest sees of the host besides the shares the cell names.
     guest::GuestRoot root = {};
+    // Set when the cell's kernel did not build: the sample is build-failed without a guest.
+    const KernelBuildFailure* kernel_failure = nullptr;
 };
 
 // Below this, the filesystem of a sample's folder counts as full: QEMU's logs, the work
@@ -68,5 +77,11 @@ struct Pacing {
 };
 
 SampleRun run_sample(const SampleContext& context, const Pacing& pacing = {});
+
+// The sample of a cell whose kernel did not build: outcome build-failed, the compiler's
+// lines as its error lines (source "build") and its evidence. A failed compile is data
+// about the cell's kernel, never an Error, and no guest boots.
+core::Sample kernel_build_failed(const core::Cell& cell, int repetition,
+                                 const KernelBuildFailure& failure);
 
 } // namespace rig::run

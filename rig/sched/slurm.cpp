@@ -105,13 +105,15 @@ TaskEnd task_end(JobState state) {
     case JobState::failed:
         return TaskEnd::by_program;
     case JobState::cancelled:
-    case JobState::timeout:
     case JobState::node_fail:
     case JobState::preempted:
     case JobState::boot_fail:
     case JobState::deadline:
-    case JobState::out_of_memory:
         return TaskEnd::by_scheduler;
+    case JobState::timeout:
+        return TaskEnd::time_limit;
+    case JobState::out_of_memory:
+        return TaskEnd::out_of_memory;
     default:
         return TaskEnd::not_yet;
     }

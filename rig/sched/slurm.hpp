@@ -39,9 +39,12 @@ std::optional<JobState> parse_job_state(std::string_view text);
 std::string_view to_string(JobState state);
 
 // How a state ends a task: not yet, by the task's own program (whatever it reported is
-// its result), or by the scheduler (the program was stopped or never ran: the machinery
-// failed, never the kernel under test).
-enum class TaskEnd { not_yet, by_program, by_scheduler };
+// its result), by the scheduler for reasons of its own (cancelled, a node that failed or
+// did not boot, preemption, a deadline: the machinery failed, never the kernel under
+// test, and another attempt may well succeed), or by the scheduler for what the task
+// itself used: its time limit (TIMEOUT) or its memory (OUT_OF_MEMORY). Another attempt
+// would use as much again, so those two are not worth retrying.
+enum class TaskEnd { not_yet, by_program, by_scheduler, time_limit, out_of_memory };
 TaskEnd task_end(JobState state);
 
 // Whether the task waits for a node (queued) or holds one (running), for progress.

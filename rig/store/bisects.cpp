@@ -46,6 +46,14 @@ Expected<BisectInfo> read_bisect(const Statement& statement) {
     return info;
 }
 
+// The bisect as readers see it: running only while its rig lives (Database::own_bisect).
+Expected<BisectInfo> read_bisect(const Impl& db, const Statement& statement) {
+    BisectInfo info = RIG_TRY(read_bisect(statement));
+    if (info.status == core::BisectStatus::running && owner_gone(db, "bisect", info.id))
+        info.status = core::BisectStatus::interrupted;
+    return info;
+}
+
 } // namespace
 
 Expected<int64_t> Database::begin_bisect(const BisectInfo& bisect) {
@@ -81,7 +89,7 @@ Expected<std::optional<BisectInfo>> Database::bisect(int64_t bisect_id) {
     statement.bind(bisect_id);
     if (!RIG_TRY(statement.step()))
         return std::optional<BisectInfo>();
-    return std::optional<BisectInfo>(RIG_TRY(read_bisect(statement)));
+    return std::optional<BisectInfo>(RIG_TRY(read_bisect(*m_impl, statement)));
 }
 
 Expected<std::vector<BisectInfo>> Database::bisects() {
@@ -89,7 +97,7 @@ Expected<std::vector<BisectInfo>> Database::bisects() {
                                                              " FROM bisects ORDER BY id"));
     std::vector<BisectInfo> out;
     while (RIG_TRY(statement.step()))
-        out.push_back(RIG_TRY(read_bisect(statement)));
+        out.push_back(RIG_TRY(read_bisect(*m_impl, statement)));
     return out;
 }
 

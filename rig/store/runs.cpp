@@ -49,11 +49,19 @@ Expected<RunInfo> read_run(const Statement& row) {
     return run;
 }
 
+// The run as readers see it: running only while its rig lives (Database::own_run).
+Expected<RunInfo> read_run(const Impl& db, const Statement& row) {
+    RunInfo run = RIG_TRY(read_run(row));
+    if (run.status == core::RunStatus::running && owner_gone(db, "run", run.id))
+        run.status = core::RunStatus::interrupted;
+    return run;
+}
+
 Expected<std::optional<RunInfo>> query_run(Impl& db, const std::string& sql, const auto&... args) {
     auto statement = RIG_TRY(Statement::prepare(db, sql));
     if (!RIG_TRY(statement.bind(args...).step()))
         return std::nullopt;
-    return RIG_TRY(read_run(statement));
+    return RIG_TRY(read_run(db, statement));
 }
 
 } // namespace
@@ -129,7 +137,7 @@ Expected<std::vector<RunInfo>> Database::runs() {
                                                              " FROM runs ORDER BY id"));
     std::vector<RunInfo> out;
     while (RIG_TRY(statement.step()))
-        out.push_back(RIG_TRY(read_run(statement)));
+        out.push_back(RIG_TRY(read_run(*m_impl, statement)));
     return out;
 }
 

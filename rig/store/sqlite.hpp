@@ -317,4 +317,9 @@ template <typename T> Expected<T> stored(Expected<T> parsed, const char* column)
     return parsed;
 }
 
+// Owner locks (Database::own_run): the file of a run's or a bisect's ("run", "bisect"),
+// and whether its owner is gone: the file exists and nobody holds it.
+std::filesystem::path owner_lock(const Impl& db, std::string_view kind, int64_t id);
+bool owner_gone(const Impl& db, std::string_view kind, int64_t id);
+
 } // namespace rig::store

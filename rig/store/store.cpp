@@ -113,6 +113,37 @@ int Database::latest_schema_version() {
     return static_cast<int>(migrations().size());
 }
 
+std::filesystem::path owner_lock(const Impl& db, std::string_view kind, int64_t id) {
+    return std::filesystem::path(db.m_path.string() + "-owners") /
+           (std::string(kind) + "-" + std::to_string(id));
+}
+
+bool owner_gone(const Impl& db, std::string_view kind, int64_t id) {
+    return util::lock_state(owner_lock(db, kind, id)) == util::LockState::free;
+}
+
+namespace {
+
+Expected<std::optional<util::FileLock>> own(const Impl& db, std::string_view kind, int64_t id) {
+    std::filesystem::path file = owner_lock(db, kind, id);
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    if (ec)
+        return fail(ErrorKind::infra,
+                    "cannot create " + file.parent_path().string() + ": " + ec.message());
+    return util::FileLock::try_own(file);
+}
+
+} // namespace
+
+Expected<std::optional<util::FileLock>> Database::own_run(int64_t run_id) {
+    return own(*m_impl, "run", run_id);
+}
+
+Expected<std::optional<util::FileLock>> Database::own_bisect(int64_t bisect_id) {
+    return own(*m_impl, "bisect", bisect_id);
+}
+
 Expected<std::string> Database::journal_mode() {
     auto statement = RIG_TRY(Statement::prepare(*m_impl, "PRAGMA journal_mode"));
     RIG_TRY(statement.step());

@@ -10,6 +10,7 @@
 #include "core/status.hpp"
 #include "util/error.hpp"
 #include "util/fields.hpp"
+#include "util/lock.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -208,6 +209,18 @@ public:
     static int latest_schema_version();
     // "wal" once open() succeeded; lets tests and `rig doctor` check it.
     Expected<std::string> journal_mode();
+
+    // Who runs a run or a bisect: the rig that runs it holds its owner lock, a FileLock on
+    // DB-owners/run-ID (bisect-ID) beside the database file, for as long as it does; the
+    // kernel drops it when that rig dies, even by kill -9, and a pid could name another
+    // process by then. Every read below (run, runs, last_unfinished_run, bisect, bisects)
+    // shows a stored status `running` whose lock file exists and is free as `interrupted`:
+    // its rig is gone. Reading writes nothing (a report only reads); the rig that takes
+    // the run or bisect over stores its status. A lock file that does not exist (a run of
+    // a rig older than these locks, a database copied without its owners folder) leaves
+    // the stored status as it is. Nothing when another rig owns it.
+    Expected<std::optional<util::FileLock>> own_run(int64_t run_id);
+    Expected<std::optional<util::FileLock>> own_bisect(int64_t bisect_id);
 
     // An empty started_at or host_facts becomes now or "{}".
     Expected<int64_t> begin_run(const RunInfo& run);

@@ -48,6 +48,50 @@ Expected<std::optional<FileLock>> FileLock::try_acquire(const std::filesystem::p
     return std::optional<FileLock>(FileLock(fd));
 }
 
+Expected<std::optional<FileLock>> FileLock::try_own(const std::filesystem::path& path) {
+    for (;;) {
+        int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+        if (fd >= 0) {
+            // A reader's probe (lock_state) holds it for a moment: ask a few times.
+            for (int attempt = 0; attempt < 5; ++attempt) {
+                if (::flock(fd, LOCK_EX | LOCK_NB) == 0)
+                    return std::optional<FileLock>(FileLock(fd));
+                ::usleep(10000);
+            }
+            ::close(fd);
+            return std::optional<FileLock>();
+        }
+        if (errno != ENOENT)
+            return fail(ErrorKind::infra,
+                        "cannot open " + path.string() + ": " + std::strerror(errno));
+        std::filesystem::path made = path.string() + "." + std::to_string(::getpid()) + ".new";
+        int fresh = RIG_TRY(open_lock_file(made));
+        ::flock(fresh, LOCK_EX | LOCK_NB); // nobody else knows the file yet
+        // link, not rename: another owner that made the file meanwhile keeps it.
+        int linked = ::link(made.c_str(), path.c_str());
+        int link_error = errno;
+        ::unlink(made.c_str());
+        if (linked == 0)
+            return std::optional<FileLock>(FileLock(fresh));
+        ::close(fresh);
+        if (link_error != EEXIST)
+            return fail(ErrorKind::infra,
+                        "cannot create " + path.string() + ": " + std::strerror(link_error));
+    }
+}
+
+LockState lock_state(const std::filesystem::path& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? LockState::absent : LockState::unknown;
+    // Shared: two readers asking at once do not see each other as the owner.
+    LockState state = LockState::free;
+    if (::flock(fd, LOCK_SH | LOCK_NB) != 0)
+        state = errno == EWOULDBLOCK ? LockState::held : LockState::unknown;
+    ::close(fd);
+    return state;
+}
+
 FileLock::FileLock(FileLock&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
 
 FileLock::~FileLock() {

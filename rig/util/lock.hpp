@@ -22,6 +22,10 @@ public:
                                       const std::function<void()>& waiting = {});
     // The lock if it is free now, nothing if another process holds it.
     static Expected<std::optional<FileLock>> try_acquire(const std::filesystem::path& path);
+    // The same, for a file that readers probe (lock_state): one that does not exist yet is
+    // made already locked (a temporary file locked, then linked into place), so that no
+    // reader ever finds it free while its owner lives.
+    static Expected<std::optional<FileLock>> try_own(const std::filesystem::path& path);
 
     FileLock(FileLock&& other) noexcept;
     FileLock(const FileLock&) = delete;
@@ -33,6 +37,12 @@ private:
     explicit FileLock(int fd) : m_fd(fd) {}
     int m_fd;
 };
+
+// Whether someone holds a FileLock on `path`, asked without taking it for more than the
+// asking and without writing anything: a reader's question (is the rig that owns this
+// still alive?). `unknown` when the file cannot be read or locked at all.
+enum class LockState { held, free, absent, unknown };
+LockState lock_state(const std::filesystem::path& path);
 
 // Another process holding a write lock on a byte range of a file.
 struct LockHolder {

@@ -33,8 +33,18 @@ Expected<run::PreparedKernel> FakeKernelProvider::prepare(const core::Scenario& 
     if (auto flag = m_interrupts.find(kernel.name); flag != m_interrupts.end())
         *flag->second = true;
     auto result = m_results.find(kernel.name);
-    if (result != m_results.end() && result->second == Result::build_failed)
-        return fail(ErrorKind::config, "kernel " + kernel.name + ": build-failed");
+    if (result != m_results.end() && result->second == Result::build_failed) {
+        run::PreparedKernel failed;
+        failed.build_failure = run::KernelBuildFailure{
+            "kernel " + kernel.name + " at fake",
+            "fs/9p/vfs_file.c:42:1: error: expected ';' before '}' token\n"
+            "make[4]: *** [scripts/Makefile.build:250: fs/9p/vfs_file.o] Error 1",
+            m_dir / (kernel.name + ".log")};
+        progress.note("kernel " + kernel.name + ": fake, build-failed");
+        return failed;
+    }
+    if (result != m_results.end() && result->second == Result::config_error)
+        return fail(ErrorKind::config, "kernel " + kernel.name + ": config-error");
     if (result != m_results.end() && result->second == Result::interrupted)
         return fail(ErrorKind::interrupted, "interrupted during the kernel build");
     run::PreparedKernel prepared;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A KernelProvider for unit tests: every kernel is ready at once (an empty image and
 // initramfs in a folder of the test's; the FakeHypervisor boots nothing), or fails to
-// build, or is stopped by Ctrl-C, as the test says per kernel name.
+// build (make's errors), or is refused as a config error (a patch that does not apply), or
+// is stopped by Ctrl-C, as the test says per kernel name.
 #pragma once
 
 #include "run/kernel_provider.hpp"
@@ -17,7 +18,7 @@ namespace rig::test {
 
 class FakeKernelProvider final : public run::KernelProvider {
 public:
-    enum class Result { ready, build_failed, interrupted };
+    enum class Result { ready, build_failed, config_error, interrupted };
 
     explicit FakeKernelProvider(std::filesystem::path dir);
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `rig run` with backend slurm on a real one-node cluster (scripts/start-slurm, started and
 // stopped by this suite): parity with the QEMU backend, the figures of what Slurm adds per
-// sample, infra retries of a cancelled job and of a killed QEMU, a kill -9 of rig and its
-// resume, a refused partition named by its key, and rig doctor's Slurm checks.
+// sample, infra retries of a cancelled job and of a killed QEMU, a kill -9 of rig (shown as
+// interrupted) and its resume, a node failure retried and a time limit stored as the
+// sample's result, a refused partition named by its key, and rig doctor's Slurm checks.
 #include "rig_binary.hpp"
 #include "scratch.hpp"
 #include "slurm_cluster.hpp"
@@ -193,6 +194,10 @@ TEST(Slurm, CancelledJobsAndKilledGuestsAreRetriedAndAKilledRigResumes) {
     EXPECT_FALSE(live_jobs().empty());
     std::string before = rig::test::read_text(log);
     EXPECT_NE(before.find("infra, retried"), std::string::npos) << before;
+    // Stored as running, shown as interrupted: no rig holds the run any more.
+    EXPECT_EQ(one(scratch.db, "SELECT status FROM runs"), "running");
+    auto shown = run_rig({"--db", scratch.db.string(), "report"});
+    EXPECT_NE(shown.out.find("run 1 (interrupted"), std::string::npos) << shown.out << shown.err;
 
     auto resumed = run_rig({"--db", scratch.db.string(), "run", "--resume", "1"}, k_run_timeout);
     EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
@@ -201,6 +206,60 @@ TEST(Slurm, CancelledJobsAndKilledGuestsAreRetriedAndAKilledRigResumes) {
     EXPECT_EQ(one(scratch.db, "SELECT count(*), count(DISTINCT cell_id), sum(outcome = 'ok') "
                               "FROM samples"),
               "3\t3\t3");
+    EXPECT_EQ(one(scratch.db, "SELECT status FROM runs"), "finished");
+    EXPECT_TRUE(live_jobs().empty());
+    EXPECT_TRUE(guests_under(scratch.dir).empty());
+}
+
+// The suite's node set down, as an admin would under a running task.
+void set_node_down() {
+    auto result =
+        run_program({"scontrol", "update", "nodename=rig-node", "state=down", "reason=rig test"});
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+}
+
+// And back up: resumed, unless the cluster brought it back itself (ReturnToService=2 does
+// once its slurmd registers again, and scontrol refuses to resume a node that is up).
+void bring_node_back() {
+    auto result = run_program({"scontrol", "update", "nodename=rig-node", "state=resume"});
+    if (result.exit_code == 0)
+        return;
+    auto state = run_program({"sinfo", "--noheader", "--nodes=rig-node", "--format=%T"});
+    EXPECT_EQ(state.out.find("down"), std::string::npos) << result.err << state.out;
+}
+
+TEST(Slurm, ANodeFailureIsRetriedAndATimeLimitIsTheSamplesResult) {
+    Scratch scratch("limits");
+    fs::path log = scratch.dir / "rig.log";
+    pid_t rig = rig::test::start_rig_logged(
+        {"--db", scratch.db.string(), "run", "tests/data/run/slurm-limits.yaml"}, log);
+    // The node goes down under the first attempt's guest: NODE_FAIL, the machinery's.
+    ASSERT_TRUE(rig::test::wait_while_running(rig, std::chrono::minutes(10), [&] {
+        return !guests_under(scratch.dir).empty();
+    })) << rig::test::read_text(log);
+    set_node_down();
+    bool failed = rig::test::wait_while_running(rig, std::chrono::minutes(3), [&] {
+        return rig::test::read_text(log).find("ended NODE_FAIL") != std::string::npos;
+    });
+    bring_node_back();
+    ASSERT_TRUE(failed) << rig::test::read_text(log);
+    // The retry outlives the job's one-minute limit: TIMEOUT, a result, not retried.
+    int status = -1;
+    for (auto deadline = Clock::now() + std::chrono::minutes(6);
+         Clock::now() < deadline && ::waitpid(rig, &status, WNOHANG) != rig;)
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    if (status == -1) {
+        ::kill(rig, SIGKILL);
+        ::waitpid(rig, nullptr, 0);
+    }
+    std::string text = rig::test::read_text(log);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << "\n" << text;
+    EXPECT_NE(text.find("infra, retried: Slurm task"), std::string::npos) << text;
+    EXPECT_EQ(one(scratch.db, "SELECT count(*), outcome FROM samples"), "1\ttime-limit");
+    std::string evidence = one(scratch.db, "SELECT evidence FROM samples");
+    EXPECT_NE(evidence.find("ended TIMEOUT"), std::string::npos) << evidence;
+    EXPECT_NE(evidence.find("past the job's time limit (slurm.time 1 min)"), std::string::npos)
+        << evidence;
     EXPECT_EQ(one(scratch.db, "SELECT status FROM runs"), "finished");
     EXPECT_TRUE(live_jobs().empty());
     EXPECT_TRUE(guests_under(scratch.dir).empty());

@@ -183,3 +183,68 @@ TEST(Batch, TasksThatOutliveScancelEndTheRunAfterTheWait) {
     EXPECT_GE(batch.clock.elapsed(), std::chrono::seconds(90));
     EXPECT_LT(batch.clock.elapsed(), std::chrono::seconds(100));
 }
+
+TEST(Batch, AKernelThatDoesNotBuildIsStoredAsBuildFailedAndNeverSubmitted) {
+    FakeCluster cluster([](const run::SampleJob&) { return ok(); });
+    Batch batch(cluster);
+    batch.kernels.set("deb", FakeKernelProvider::Result::build_failed);
+    auto summary = batch.run();
+    ASSERT_TRUE(summary) << summary.error().message << batch.out.str();
+    EXPECT_EQ(batch.outcomes(summary->run_id), (std::map<std::string, int>{{"build-failed", 4}}));
+    EXPECT_EQ(summary->samples_not_ok, 4u);
+    EXPECT_EQ(cluster.submitted, 0);
+    EXPECT_EQ(batch.db->run(summary->run_id).value()->status, core::RunStatus::finished);
+}
+
+TEST(Batch, ATimeLimitIsTheSamplesResultAndOutOfMemoryIsInfraNeitherIsRetried) {
+    FakeCluster cluster([](const run::SampleJob& job) {
+        bool loose = job.cell.cell.param("cache") == "loose";
+        // The worker's record of a SIGTERM before the time limit's kill is an aborted one.
+        if (loose && job.repetition == 0)
+            return FakeCluster::Ending{sched::JobState::timeout, core::Outcome::aborted};
+        if (!loose && job.repetition == 1)
+            return FakeCluster::Ending{sched::JobState::out_of_memory, std::nullopt};
+        return ok();
+    });
+    Batch batch(cluster);
+    batch.scenario.slurm.time_limit = std::chrono::minutes(1);
+    auto summary = batch.run();
+    ASSERT_TRUE(summary) << summary.error().message << batch.out.str();
+    EXPECT_EQ(batch.outcomes(summary->run_id),
+              (std::map<std::string, int>{{"ok", 2}, {"time-limit", 1}, {"infra-error", 1}}));
+    EXPECT_EQ(cluster.ran.size(), 4u) << "neither is retried";
+    EXPECT_EQ(cluster.submitted, 1);
+    EXPECT_EQ(summary->samples_not_ok, 2u);
+    for (const core::Sample& sample : batch.db->samples(summary->run_id).value()) {
+        std::string expected;
+        if (sample.outcome == core::Outcome::time_limit)
+            expected = "ended TIMEOUT: the sample ran past the job's time limit (slurm.time 1 min)";
+        if (sample.outcome == core::Outcome::infra_error)
+            expected = "ended OUT_OF_MEMORY: the node's OOM killer ended it";
+        EXPECT_NE(sample.evidence.find(expected), std::string::npos) << sample.evidence;
+    }
+}
+
+TEST(Batch, ANodeFailureOrAPreemptionIsRetriedUpToTheBoundThenStoredAsInfra) {
+    FakeCluster cluster([](const run::SampleJob& job) {
+        bool loose = job.cell.cell.param("cache") == "loose";
+        // One node failure, then the retry runs; a preemption every time.
+        if (loose && job.repetition == 1 && job.attempt == 0)
+            return FakeCluster::Ending{sched::JobState::node_fail, std::nullopt};
+        if (!loose && job.repetition == 0)
+            return FakeCluster::Ending{sched::JobState::preempted, std::nullopt};
+        return ok();
+    });
+    Batch batch(cluster);
+    auto summary = batch.run();
+    ASSERT_TRUE(summary) << summary.error().message << batch.out.str();
+    EXPECT_EQ(batch.outcomes(summary->run_id),
+              (std::map<std::string, int>{{"ok", 3}, {"infra-error", 1}}));
+    EXPECT_EQ(cluster.ran.size(), 4u + 1u + 3u) << "one retry, and three of the preempted";
+    for (const core::Sample& sample : batch.db->samples(summary->run_id).value()) {
+        if (sample.outcome == core::Outcome::infra_error) {
+            EXPECT_NE(sample.evidence.find("ended PREEMPTED after 4 attempts"), std::string::npos)
+                << sample.evidence;
+        }
+    }
+}

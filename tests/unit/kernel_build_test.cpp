@@ -8,10 +8,14 @@
 #include "store/store.hpp"
 #include "temp_dir.hpp"
 
+#include <csignal>
 #include <cstdlib>
+#include <fcntl.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace rig::kernel {
 namespace {
@@ -331,6 +335,65 @@ TEST_F(KernelBuild, PatchThatDoesNotApplyIsConfigErrorNamingIt) {
         << result.error_lines;
     // The clone is usable again afterwards.
     EXPECT_EQ(build(request()).outcome, BuildOutcome::ok);
+}
+
+// A child process that holds `file` open (made if missing) until it is killed, as a live
+// git holds its index.lock. Returns once the file is open. Forked before anything of this
+// test's opens it.
+pid_t hold_open(const fs::path& file) {
+    int ready[2];
+    if (::pipe(ready) != 0)
+        return -1;
+    pid_t child = ::fork();
+    if (child == 0) {
+        int fd = ::open(file.c_str(), O_WRONLY | O_CREAT, 0644);
+        char answer = fd >= 0 ? 'y' : 'n';
+        if (::write(ready[1], &answer, 1) != 1 || fd < 0)
+            ::_exit(1);
+        for (;;)
+            ::pause();
+    }
+    char answer = 'n';
+    if (child < 0 || ::read(ready[0], &answer, 1) != 1 || answer != 'y')
+        ADD_FAILURE() << "the child could not open " << file;
+    ::close(ready[0]);
+    ::close(ready[1]);
+    return child;
+}
+
+TEST_F(KernelBuild, AStaleIndexLockIsRemovedButOneAProcessHoldsIsNot) {
+    BuildResult first = build(request());
+    ASSERT_EQ(first.outcome, BuildOutcome::ok) << first.error_lines;
+    fs::path clone;
+    for (const auto& repo : fs::directory_iterator(m_cache / "git"))
+        if (fs::exists(repo.path() / "src" / ".git"))
+            clone = repo.path() / "src";
+    ASSERT_FALSE(clone.empty());
+    const fs::path lock = clone / ".git" / "index.lock";
+
+    // A git killed with rig left its lock: nobody holds it, so it goes and the build goes on.
+    write(lock, "");
+    std::string second_sha = commit_change("int main(void) { return 2; }\n", "second");
+    BuildResult second = build(request(second_sha));
+    EXPECT_EQ(second.outcome, BuildOutcome::ok) << second.error_lines;
+    EXPECT_FALSE(fs::exists(lock));
+    EXPECT_NE(read(second.log).find("rig: removed " + lock.string() + ", which no process holds"),
+              std::string::npos);
+
+    // A live process holds it open: it stays, and the error names that process.
+    pid_t holder = hold_open(lock);
+    ASSERT_GT(holder, 0);
+    std::string third_sha = commit_change("int main(void) { return 3; }\n", "third");
+    auto third = build_git(request(third_sha), settings());
+    ::kill(holder, SIGKILL);
+    ::waitpid(holder, nullptr, 0);
+    ASSERT_FALSE(third) << "a held index.lock must stop the build";
+    EXPECT_EQ(third.error().kind, ErrorKind::infra);
+    EXPECT_NE(third.error().message.find(lock.string() + " is in use by process " +
+                                         std::to_string(holder) + " ("),
+              std::string::npos)
+        << third.error().message;
+    EXPECT_TRUE(fs::exists(lock));
 }
 
 TEST_F(KernelBuild, BadRequestsAreConfigErrors) {

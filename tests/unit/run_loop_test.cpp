@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The run loop end to end in milliseconds: run_scenario with a FakeKernelProvider, a
 // FakeHypervisor, a FakeProbe and a FakeClock over a real SQLite file, for rounds,
-// outcomes, resume from the stored cells, a kernel that does not build, Ctrl-C during a
-// build, --jobs, and the host and start time a run records.
+// outcomes, resume from the stored cells, a kernel that does not build beside one that
+// does, a kernel config error, Ctrl-C during a build, --jobs, and the host and start time
+// a run records.
 #include "fake_clock.hpp"
 #include "fake_hypervisor.hpp"
 #include "fake_kernel_provider.hpp"
@@ -151,9 +152,66 @@ TEST(RunLoop, AResumeRunsWhatIsMissingFromTheStoredCellsNotFromTheFile) {
     EXPECT_EQ(loop.kernels.asked().back(), "deb@ []") << "the stored kernel, not the file's";
 }
 
-TEST(RunLoop, AKernelThatDoesNotBuildStopsTheRunAndNamesIt) {
+// The same cells on two kernels, for one that does not build beside one that does.
+const char* const k_two_kernels = R"(name: loop
+kernels:
+  - {name: good, debian: linux-image-6.1}
+  - {name: broken, debian: linux-image-6.1}
+matrix:
+  fs: 9p
+  cache: [loose, none]
+workload: {command: make}
+repeat: 2
+warmup: 1
+guest: {cpus: 1, accel: tcg, count_9p: false}
+)";
+
+TEST(RunLoop, AKernelThatDoesNotBuildEndsOnlyItsOwnCellsAsBuildFailed) {
     Loop loop;
-    loop.kernels.set("deb", FakeKernelProvider::Result::build_failed);
+    loop.scenario = spec::parse_scenario(k_two_kernels, "loop.yaml").value();
+    loop.kernels.set("broken", FakeKernelProvider::Result::build_failed);
+    FakeHypervisor hypervisor(test::quick_guest());
+    auto summary = loop.run(hypervisor);
+    ASSERT_TRUE(summary) << summary.error().message << loop.out.str();
+    EXPECT_EQ(summary->samples_run, 8u);
+    EXPECT_EQ(summary->samples_not_ok, 4u) << "what makes rig exit 1";
+    // Only the good kernel's guests boot: its two warmups and four samples.
+    EXPECT_EQ(hypervisor.started().size(), 6u);
+    auto cells = loop.db->cells(summary->run_id).value();
+    std::map<std::string, std::string> kernel_of;
+    for (const core::Cell& cell : cells)
+        kernel_of[cell.id] = cell.kernel_name;
+    auto samples = loop.samples(summary->run_id);
+    ASSERT_EQ(samples.size(), 8u);
+    for (const core::Sample& sample : samples) {
+        if (kernel_of[sample.cell_id] == "good") {
+            EXPECT_EQ(sample.outcome, core::Outcome::ok);
+            continue;
+        }
+        EXPECT_EQ(sample.outcome, core::Outcome::build_failed);
+        EXPECT_NE(sample.evidence.find("kernel broken at fake does not build"), std::string::npos)
+            << sample.evidence;
+        ASSERT_EQ(sample.lines.size(), 2u);
+        EXPECT_EQ(sample.lines[0].source, "build");
+        EXPECT_EQ(sample.lines[0].line,
+                  "fs/9p/vfs_file.c:42:1: error: expected ';' before '}' token");
+        EXPECT_EQ(sample.error_count, 2);
+    }
+    EXPECT_EQ(loop.db->run(summary->run_id).value()->status, core::RunStatus::finished);
+    // Each kernel asked for once; a resume finds every cell recorded and builds nothing.
+    EXPECT_EQ(loop.kernels.asked().size(), 2u);
+    FakeHypervisor second(test::quick_guest());
+    auto resumed = loop.run(second, summary->run_id);
+    ASSERT_TRUE(resumed) << resumed.error().message;
+    EXPECT_EQ(resumed->samples_skipped, 8u);
+    EXPECT_EQ(resumed->samples_run, 0u);
+    EXPECT_EQ(loop.kernels.asked().size(), 2u);
+    EXPECT_TRUE(second.started().empty());
+}
+
+TEST(RunLoop, AKernelThatCannotBeConfiguredStopsTheRunAndNamesIt) {
+    Loop loop;
+    loop.kernels.set("deb", FakeKernelProvider::Result::config_error);
     FakeHypervisor hypervisor(test::quick_guest());
     auto summary = loop.run(hypervisor);
     ASSERT_FALSE(summary);

@@ -22,9 +22,12 @@ TEST(sched, state_names_parse_in_one_place) {
 TEST(sched, only_a_program_that_ended_by_itself_gives_a_result) {
     EXPECT_EQ(task_end(JobState::completed), TaskEnd::by_program);
     EXPECT_EQ(task_end(JobState::failed), TaskEnd::by_program);
-    for (JobState state : {JobState::cancelled, JobState::timeout, JobState::node_fail,
-                           JobState::preempted, JobState::boot_fail, JobState::out_of_memory})
+    for (JobState state : {JobState::cancelled, JobState::node_fail, JobState::preempted,
+                           JobState::boot_fail, JobState::deadline})
         EXPECT_EQ(task_end(state), TaskEnd::by_scheduler) << to_string(state);
+    // Ended for what the task used: another attempt would use as much.
+    EXPECT_EQ(task_end(JobState::timeout), TaskEnd::time_limit);
+    EXPECT_EQ(task_end(JobState::out_of_memory), TaskEnd::out_of_memory);
     for (JobState state : {JobState::pending, JobState::running, JobState::completing,
                            JobState::requeued, JobState::suspended, JobState::unknown})
         EXPECT_EQ(task_end(state), TaskEnd::not_yet) << to_string(state);

@@ -629,6 +629,89 @@ void make_database(const fs::path& path) {
     auto db = open_ok(path);
 }
 
+// A child process that owns run `run_id` and bisect `bisect_id` of the database at `path`
+// (Database::own_run, own_bisect) until it is killed, as a running rig does. Returns once
+// both are held. Forked before this process opens the file.
+pid_t own_in_child(const fs::path& path, int64_t run_id, int64_t bisect_id) {
+    int ready[2];
+    if (::pipe(ready) != 0)
+        return -1;
+    pid_t child = ::fork();
+    if (child == 0) {
+        auto db = Database::open(path);
+        if (!db)
+            ::_exit(1);
+        auto run = (*db)->own_run(run_id);
+        auto bisect = (*db)->own_bisect(bisect_id);
+        char answer = run && *run && bisect && *bisect ? 'y' : 'n';
+        if (::write(ready[1], &answer, 1) != 1 || answer != 'y')
+            ::_exit(1);
+        for (;;)
+            ::pause();
+    }
+    char answer = 'n';
+    if (child < 0 || ::read(ready[0], &answer, 1) != 1 || answer != 'y')
+        ADD_FAILURE() << "the child could not own the run and the bisect";
+    ::close(ready[0]);
+    ::close(ready[1]);
+    return child;
+}
+
+TEST(StoreOwners, ARunningRunOrBisectWhoseRigDiedReadsAsInterruptedAndNothingIsWritten) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    int64_t run_id = 0, bisect_id = 0;
+    {
+        auto db = open_ok(path);
+        ASSERT_TRUE(db);
+        run_id = db->begin_run(make_run()).value();
+        BisectInfo bisect;
+        bisect.run_id = run_id;
+        bisect.good = "g";
+        bisect.bad = "b";
+        bisect_id = db->begin_bisect(bisect).value();
+        // Never owned (a rig before owner locks, or a copied database): as stored.
+        EXPECT_EQ(db->run(run_id).value()->status, core::RunStatus::running);
+        EXPECT_EQ(db->bisect(bisect_id).value()->status, core::BisectStatus::running);
+    }
+    pid_t owner = own_in_child(path, run_id, bisect_id);
+    ASSERT_GT(owner, 0);
+    auto db = open_ok(path);
+    ASSERT_TRUE(db);
+    // Its rig lives: running, and nobody else may take it over.
+    EXPECT_EQ(db->run(run_id).value()->status, core::RunStatus::running);
+    EXPECT_EQ(db->runs().value().at(0).status, core::RunStatus::running);
+    EXPECT_EQ(db->bisect(bisect_id).value()->status, core::BisectStatus::running);
+    EXPECT_EQ(db->bisects().value().at(0).status, core::BisectStatus::running);
+    EXPECT_FALSE(db->own_run(run_id).value().has_value());
+    EXPECT_FALSE(db->own_bisect(bisect_id).value().has_value());
+
+    // kill -9: the kernel drops the locks, and every read says interrupted.
+    ::kill(owner, SIGKILL);
+    ASSERT_EQ(::waitpid(owner, nullptr, 0), owner);
+    EXPECT_EQ(db->run(run_id).value()->status, core::RunStatus::interrupted);
+    EXPECT_EQ(db->runs().value().at(0).status, core::RunStatus::interrupted);
+    EXPECT_EQ(db->last_unfinished_run().value()->status, core::RunStatus::interrupted);
+    EXPECT_EQ(db->bisect(bisect_id).value()->status, core::BisectStatus::interrupted);
+    EXPECT_EQ(db->bisects().value().at(0).status, core::BisectStatus::interrupted);
+    // Read, not written: the stored word is still running.
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+    sqlite3_stmt* statement = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(raw, "SELECT status FROM runs", -1, &statement, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(statement), SQLITE_ROW);
+    EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0)), "running");
+    sqlite3_finalize(statement);
+    sqlite3_close(raw);
+
+    // A rig that takes it over owns it, and it reads as running again.
+    auto resumed = db->own_run(run_id).value();
+    ASSERT_TRUE(resumed.has_value());
+    EXPECT_EQ(db->run(run_id).value()->status, core::RunStatus::running);
+    EXPECT_TRUE(fs::exists(dir.path() / "results.db-owners" / "run-1"));
+}
+
 TEST(StoreLockWait, AWriteWaitsForAnotherProcessAndSaysWhoHoldsTheLock) {
     TempDir dir;
     auto path = dir.path() / "results.db";
