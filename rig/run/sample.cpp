@@ -89,7 +89,7 @@ core::Sample kernel_build_failed(const core::Cell& cell, int repetition,
     core::Sample sample;
     sample.cell_id = cell.id;
     sample.repetition = repetition;
-    sample.started_at = utc_now();
+    sample.started_at = util::utc_text(std::chrono::system_clock::now());
     sample.mount_requested = core::mount_requested(cell);
     build_failed(sample, kernel_failure_text(failure), failure.error_lines);
     return sample;

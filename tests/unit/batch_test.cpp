@@ -215,7 +215,8 @@ TEST(Batch, ATimeLimitIsTheSamplesResultAndOutOfMemoryIsInfraNeitherIsRetried) {
     EXPECT_EQ(cluster.ran.size(), 4u) << "neither is retried";
     EXPECT_EQ(cluster.submitted, 1);
     EXPECT_EQ(summary->samples_not_ok, 2u);
-    for (const core::Sample& sample : batch.db->samples(summary->run_id).value()) {
+    std::vector<core::Sample> samples = batch.db->samples(summary->run_id).value();
+    for (const core::Sample& sample : samples) {
         std::string expected;
         if (sample.outcome == core::Outcome::time_limit)
             expected = "ended TIMEOUT: the sample ran past the job's time limit (slurm.time 1 min)";
@@ -241,7 +242,8 @@ TEST(Batch, ANodeFailureOrAPreemptionIsRetriedUpToTheBoundThenStoredAsInfra) {
     EXPECT_EQ(batch.outcomes(summary->run_id),
               (std::map<std::string, int>{{"ok", 3}, {"infra-error", 1}}));
     EXPECT_EQ(cluster.ran.size(), 4u + 1u + 3u) << "one retry, and three of the preempted";
-    for (const core::Sample& sample : batch.db->samples(summary->run_id).value()) {
+    std::vector<core::Sample> samples = batch.db->samples(summary->run_id).value();
+    for (const core::Sample& sample : samples) {
         if (sample.outcome == core::Outcome::infra_error) {
             EXPECT_NE(sample.evidence.find("ended PREEMPTED after 4 attempts"), std::string::npos)
                 << sample.evidence;
