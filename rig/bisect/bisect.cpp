@@ -317,8 +317,8 @@ Expected<core::BisectStatus> verify(Context& context, const StepIo& io, const En
                       verified.step.evidence + "), parent " + parent_says;
     if (context.options.verify_revert && confirmed) {
         const std::string& bad = context.info.bad;
-        fs::path patch = context.settings.results_dir / "bisects" /
-                         std::to_string(context.info.id) / "revert.patch";
+        fs::path patch =
+            bisects_folder(context.settings) / std::to_string(context.info.id) / "revert.patch";
         if (auto written = context.git->write_revert_patch(culprit, bad, patch); !written) {
             confirmed = false;
             why += "; the revert on BAD does not apply: " + written.error().message;
@@ -403,7 +403,7 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
     // The bisect resumes, not its run: `rig run --resume` must never pick this one up.
     run.status = core::RunStatus::finished;
     // Resolved in a scratch repository of rig's first: the bisect's own comes with its id.
-    auto probe = RIG_TRY(GitBisect::open(settings.results_dir / "bisects" / "resolve", repo));
+    auto probe = RIG_TRY(GitBisect::open(bisects_folder(settings) / "resolve", repo));
     info.good = RIG_TRY(probe.resolve(options.good));
     info.bad = RIG_TRY(probe.resolve(options.bad));
     if (info.good == info.bad)
@@ -427,7 +427,7 @@ Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hyp
                                         const std::atomic<bool>& interrupted, std::ostream& out) {
     // Two rigs on one bisect would both mark commits in its git state and store steps
     // twice: the second one refuses before it reads anything.
-    const fs::path dir = settings.results_dir / "bisects" / std::to_string(id);
+    const fs::path dir = bisects_folder(settings) / std::to_string(id);
     std::error_code ec;
     fs::create_directories(dir, ec);
     auto lock = RIG_TRY(util::FileLock::try_acquire(dir / "lock"));

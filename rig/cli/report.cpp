@@ -2,6 +2,7 @@
 // `rig report`: select runs and cells, summarize, compare, and render in one format.
 #include "cli/report.hpp"
 
+#include "core/results_folder.hpp"
 #include "report/load.hpp"
 #include "report/render.hpp"
 #include "store/store.hpp"
@@ -70,7 +71,9 @@ Expected<std::string> build_report(const GlobalOptions& global,
     const bool signatures = render.view == report::View::errors ||
                             render.format == report::Format::html || !render.template_file.empty();
     selection.signatures = signatures ? report::Signatures::load : report::Signatures::skip;
-    selection.results_dir = global.db.parent_path().empty() ? "." : global.db.parent_path();
+    selection.runs_dir =
+        core::results_folder(global.db.parent_path().empty() ? "." : global.db.parent_path(),
+                             global.db, core::Kept::runs);
     selection.metrics = report::metrics_shown(render);
     selection.chosen_metrics = render.metrics;
     // A typo in --db deserves a plain answer, not a new empty database.

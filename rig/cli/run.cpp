@@ -160,12 +160,12 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& given) {
     settings.jobs = options.jobs;
     settings.backend = options.backend;
     settings.uris = options.uris;
+    settings.db = global.db;
     if (chosen_backend(loaded->scenario, options) == core::Backend::slurm) {
         settings.batch = true;
         settings.shared = loaded->scenario.slurm.shared;
         std::error_code ec;
         settings.program = std::filesystem::read_symlink("/proc/self/exe", ec);
-        settings.db = global.db;
     }
     auto summary = run::run_scenario(loaded->scenario, **db, hypervisors->hosts, settings,
                                      loaded->run_id, interrupted, std::cout);
