@@ -315,8 +315,8 @@ Expected<core::BisectStatus> verify(Context& context, const StepIo& io, const En
                       verified.step.evidence + "), parent " + parent_says;
     if (context.options.verify_revert && confirmed) {
         const std::string& bad = context.info.bad;
-        fs::path patch = context.settings.results_dir / "bisects" /
-                         std::to_string(context.info.id) / "revert.patch";
+        fs::path patch =
+            bisects_folder(context.settings) / std::to_string(context.info.id) / "revert.patch";
         if (auto written = context.history->write_revert_patch(culprit, bad, patch); !written) {
             confirmed = false;
             why += "; the revert on BAD does not apply: " + written.error().message;
@@ -402,8 +402,7 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
     // The bisect resumes, not its run: `rig run --resume` must never pick this one up.
     run.status = core::RunStatus::finished;
     // Resolved in a scratch repository of rig's first: the bisect's own comes with its id.
-    auto history =
-        RIG_TRY(open_history(settings, settings.results_dir / "bisects" / "resolve", repo));
+    auto history = RIG_TRY(open_history(settings, bisects_folder(settings) / "resolve", repo));
     info.good = RIG_TRY(history->resolve(options.good));
     info.bad = RIG_TRY(history->resolve(options.bad));
     if (info.good == info.bad)
@@ -428,7 +427,7 @@ Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hyp
                                         const std::atomic<bool>& interrupted, std::ostream& out) {
     // Two rigs on one bisect would both mark commits in its git state and store steps
     // twice: the second one refuses before it reads anything.
-    const fs::path dir = settings.results_dir / "bisects" / std::to_string(id);
+    const fs::path dir = bisects_folder(settings) / std::to_string(id);
     std::error_code ec;
     fs::create_directories(dir, ec);
     auto lock = RIG_TRY(util::FileLock::try_acquire(dir / "lock"));

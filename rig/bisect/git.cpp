@@ -77,7 +77,9 @@ Expected<std::string> GitBisect::git(const std::vector<std::string>& args, bool 
 }
 
 Expected<std::string> GitBisect::resolve(const std::string& rev) const {
-    auto out = git({"rev-parse", "--verify", "--quiet", rev + "^{commit}"}, true, true);
+    RIG_TRY(proc::check_git_operand(rev, "revision"));
+    auto out = git({"rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"},
+                   true, true);
     std::string sha(util::trim(RIG_TRY(std::move(out))));
     if (sha.size() != 40 || sha.find_first_not_of("0123456789abcdef") != std::string::npos)
         return fail(ErrorKind::usage, "'" + rev + "' is not a commit of " + m_repo.string());

@@ -2,6 +2,7 @@
 // The bisect's stored settings and its cell filter.
 #include "bisect/settings.hpp"
 
+#include "core/results_folder.hpp"
 #include "util/json.hpp"
 #include "util/strings.hpp"
 
@@ -80,6 +81,11 @@ Expected<size_t> select_cell(const std::vector<core::Cell>& cells, const std::st
     return fail(ErrorKind::usage, "--cell " + filter + " matches " +
                                       std::to_string(matches.size()) +
                                       " cells; it must name exactly one of:" + list);
+}
+
+std::filesystem::path bisects_folder(const Settings& settings, const std::filesystem::path& root) {
+    return core::results_folder(root.empty() ? settings.results_dir : root, settings.db,
+                                core::Kept::bisects);
 }
 
 } // namespace rig::bisect

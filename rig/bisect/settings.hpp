@@ -55,12 +55,13 @@ Expected<StartOptions> decode_settings(const std::string& text);
 Expected<size_t> select_cell(const std::vector<core::Cell>& cells, const std::string& filter);
 
 struct Settings {
-    std::filesystem::path
-        results_dir;                 // results_dir/bisects/<id>: sample logs, rig's git repository
+    // results_dir/bisects/<id> (core::results_folder: bisects/ for rig.db, FILE.bisects/
+    // for another database FILE): sample logs, rig's git repository.
+    std::filesystem::path results_dir;
     std::filesystem::path cache_dir; // kernels and initramfs images
-    // Where samples run follows the scenario's backend. slurm: each sample is a batch job
-    // (run/batch.hpp) whose jobs are named after `db`; `program` is rig's binary on the
-    // nodes.
+    // The database, which names the bisects' folder (above). Where samples run follows
+    // the scenario's backend. slurm: each sample is a batch job (run/batch.hpp) whose jobs
+    // are named after `db`; `program` is rig's binary on the nodes.
     std::filesystem::path db;
     std::filesystem::path program;
     // Builds the commits; null: kernel::build_git into cache_dir (make_commit_builder).
@@ -77,5 +78,11 @@ struct Settings {
     // What the run's start time and the Slurm polls read; unit tests give a fake.
     util::Clock* clock = &util::real_clock();
 };
+
+// The folder of this database's bisects under `root` (results_dir unless given: backend
+// slurm's shared folder); bisect N keeps its lock, inputs, git state and samples in
+// `that / N` (core::results_folder).
+std::filesystem::path bisects_folder(const Settings& settings,
+                                     const std::filesystem::path& root = {});
 
 } // namespace rig::bisect

@@ -142,7 +142,7 @@ fs::path samples_dir(const Context& context) {
     fs::path root = context.scenario.backend == core::Backend::slurm && !shared.empty()
                         ? fs::path(shared)
                         : context.settings.results_dir;
-    return root / "bisects" / std::to_string(context.info.id);
+    return bisects_folder(context.settings, root) / std::to_string(context.info.id);
 }
 
 // One sample on the scenario's backend: a guest of this machine (QEMU or libvirt, as the

@@ -124,7 +124,14 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
 }
 
 int bisect_command(const GlobalOptions& global, const BisectCommandOptions& options) {
-    auto db = store::Database::open(global.db);
+    if (options.action == BisectAction::none)
+        return report_error(Error{ErrorKind::usage, "rig bisect needs start, resume, status, "
+                                                    "report or log"});
+    // status, report and log only read.
+    const bool writes =
+        options.action == BisectAction::start || options.action == BisectAction::resume;
+    auto db =
+        store::Database::open(global.db, writes ? store::Access::create : store::Access::existing);
     if (!db)
         return report_error(db.error());
     bisect::Settings settings = settings_for(global);

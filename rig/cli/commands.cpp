@@ -74,22 +74,48 @@ int plan_command(const GlobalOptions&, const std::filesystem::path& file,
     return k_exit_ok;
 }
 
+namespace {
+
+// The results database, read-only: SQLite's quick_check, so that a damaged file is named
+// before a run or a report meets it. A database not yet created is fine.
+host::Check database_check(const std::filesystem::path& db) {
+    host::Check check{"database", host::Status::ok, "", ""};
+    std::error_code ec;
+    if (!std::filesystem::exists(db, ec)) {
+        check.detail = db.string() + " not created yet (rig run creates it)";
+        return check;
+    }
+    auto integrity = store::Database::check_integrity(db);
+    if (!integrity) {
+        check.status = host::Status::failed;
+        check.detail = integrity.error().message;
+    } else {
+        check.status = integrity->ok ? host::Status::ok : host::Status::failed;
+        check.detail = integrity->ok ? db.string() + ": " + integrity->detail : integrity->detail;
+    }
+    return check;
+}
+
+} // namespace
+
 int doctor_command(const GlobalOptions& global) {
     auto checks = host::run_checks(global.db.parent_path(), kernel::default_cache_dir());
+    checks.push_back(database_check(global.db));
     report::Table table({{"check"}, {"status"}, {"detail"}});
     std::vector<std::string> packages;
     bool missing = false;
     for (const auto& check : checks) {
-        const char* status = check.status == host::Status::ok     ? "ok"
-                             : check.status == host::Status::warn ? "warn"
-                                                                  : "MISSING";
+        const char* status = check.status == host::Status::ok       ? "ok"
+                             : check.status == host::Status::warn   ? "warn"
+                             : check.status == host::Status::failed ? "FAILED"
+                                                                    : "MISSING";
         std::string detail = check.detail;
         if (check.status != host::Status::ok && !check.package.empty()) {
             detail += " [package: " + check.package + "]";
             if (check.status == host::Status::missing)
                 packages.push_back(check.package);
         }
-        missing |= check.status == host::Status::missing;
+        missing |= check.status == host::Status::missing || check.status == host::Status::failed;
         table.add_row({check.name, status, detail});
     }
     std::cout << table.to_text();

@@ -292,7 +292,10 @@ void add_kernel_command(CLI::App& app, KernelCommandOptions& options) {
 }
 
 int kernel_command(const GlobalOptions& global, const KernelCommandOptions& options) {
-    auto db = store::Database::open(global.db);
+    // Listing only reads: it must not leave a database behind.
+    auto db = store::Database::open(global.db, options.action == KernelAction::list
+                                                   ? store::Access::existing
+                                                   : store::Access::create);
     if (!db)
         return report_error(db.error());
     switch (options.action) {

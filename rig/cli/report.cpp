@@ -2,6 +2,7 @@
 // `rig report`: select runs and cells, summarize, compare, and render in one format.
 #include "cli/report.hpp"
 
+#include "core/results_folder.hpp"
 #include "report/load.hpp"
 #include "report/render.hpp"
 #include "store/store.hpp"
@@ -59,11 +60,6 @@ Expected<report::RenderOptions> render_options(const ReportCommandOptions& optio
 
 Expected<std::string> build_report(const GlobalOptions& global,
                                    const ReportCommandOptions& options) {
-    std::error_code ec;
-    // Opening would create an empty database; a typo in --db deserves a plain answer.
-    if (!std::filesystem::exists(global.db, ec))
-        return fail(ErrorKind::usage, "no results database at " + global.db.string() +
-                                          ": `rig run` a scenario first, or pass --db");
     auto render = RIG_TRY(render_options(options));
     report::Selection selection;
     selection.runs = options.runs;
@@ -75,10 +71,13 @@ Expected<std::string> build_report(const GlobalOptions& global,
     const bool signatures = render.view == report::View::errors ||
                             render.format == report::Format::html || !render.template_file.empty();
     selection.signatures = signatures ? report::Signatures::load : report::Signatures::skip;
-    selection.results_dir = global.db.parent_path().empty() ? "." : global.db.parent_path();
+    selection.runs_dir =
+        core::results_folder(global.db.parent_path().empty() ? "." : global.db.parent_path(),
+                             global.db, core::Kept::runs);
     selection.metrics = report::metrics_shown(render);
     selection.chosen_metrics = render.metrics;
-    auto db = RIG_TRY(store::Database::open(global.db));
+    // A typo in --db deserves a plain answer, not a new empty database.
+    auto db = RIG_TRY(store::Database::open(global.db, store::Access::existing));
     auto data = RIG_TRY(report::load(*db, selection));
     std::string out;
     // Text and markdown say which runs they show; CSV, JSON, HTML and a user's template

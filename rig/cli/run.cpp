@@ -16,6 +16,7 @@
 #include <atomic>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -42,12 +43,19 @@ RunCommandOptions as_started(RunCommandOptions options, const store::RunInfo& ru
     return options;
 }
 
-Expected<Loaded> load_for_run(store::Database& db, const RunCommandOptions& options) {
-    if (!options.resume) {
-        if (options.file.empty())
-            return fail(ErrorKind::usage, "rig run needs a scenario file (or --resume)");
-        return Loaded{RIG_TRY(spec::load_scenario(options.file)), 0, options};
-    }
+// A new run's scenario, read and checked before the database is opened: one that fails
+// leaves no database behind.
+Expected<core::Scenario> load_new_scenario(const RunCommandOptions& options) {
+    if (options.file.empty())
+        return fail(ErrorKind::usage, "rig run needs a scenario file (or --resume)");
+    return spec::load_scenario(options.file);
+}
+
+// `checked`: a new run's scenario, from load_new_scenario.
+Expected<Loaded> load_for_run(store::Database& db, const RunCommandOptions& options,
+                              std::optional<core::Scenario> checked) {
+    if (!options.resume)
+        return Loaded{std::move(*checked), 0, options};
     std::optional<store::RunInfo> run;
     if (options.resume_run != 0) {
         run = RIG_TRY(db.run(options.resume_run));
@@ -120,10 +128,19 @@ Expected<Hypervisors> choose_hypervisors(const core::Scenario& scenario,
 } // namespace
 
 int run_command(const GlobalOptions& global, const RunCommandOptions& given) {
-    auto db = store::Database::open(global.db);
+    std::optional<core::Scenario> checked;
+    if (!given.resume) {
+        auto scenario = load_new_scenario(given);
+        if (!scenario)
+            return report_error(scenario.error());
+        checked = std::move(*scenario);
+    }
+    // A resume's database holds its run already: it is never created.
+    auto db = store::Database::open(global.db,
+                                    given.resume ? store::Access::existing : store::Access::create);
     if (!db)
         return report_error(db.error());
-    auto loaded = load_for_run(**db, given);
+    auto loaded = load_for_run(**db, given, std::move(checked));
     if (!loaded)
         return report_error(loaded.error());
 
@@ -143,12 +160,12 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& given) {
     settings.jobs = options.jobs;
     settings.backend = options.backend;
     settings.uris = options.uris;
+    settings.db = global.db;
     if (chosen_backend(loaded->scenario, options) == core::Backend::slurm) {
         settings.batch = true;
         settings.shared = loaded->scenario.slurm.shared;
         std::error_code ec;
         settings.program = std::filesystem::read_symlink("/proc/self/exe", ec);
-        settings.db = global.db;
     }
     auto summary = run::run_scenario(loaded->scenario, **db, hypervisors->hosts, settings,
                                      loaded->run_id, interrupted, std::cout);

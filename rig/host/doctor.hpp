@@ -8,7 +8,8 @@
 
 namespace rig::host {
 
-enum class Status { ok, warn, missing };
+// missing: not there (a package brings it); failed: there but broken (a damaged file).
+enum class Status { ok, warn, missing, failed };
 
 struct Check {
     std::string name;

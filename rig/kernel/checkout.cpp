@@ -79,6 +79,9 @@ Expected<void> clear_stale_index_lock(const fs::path& work_tree, Builder& builde
 }
 
 Expected<std::string> resolve_commit(const fs::path& repo, const std::string& ref) {
+    // The scenario refused these already; a stored run's or a bisect's come back here.
+    RIG_TRY(proc::check_git_operand(repo.string(), "kernel repository"));
+    RIG_TRY(proc::check_git_operand(ref, "git ref"));
     if (!fs::is_directory(repo))
         return fail(ErrorKind::config, "kernel repository " + repo.string() + " does not exist");
     RIG_TRY(git_output({"rev-parse", "--git-dir"}, repo, ErrorKind::config,
@@ -147,13 +150,14 @@ Expected<std::variant<fs::path, std::string>> check_out(const GitRequest& reques
                                                         const std::string& commit,
                                                         const fs::path& repo_dir,
                                                         Builder& builder) {
+    RIG_TRY(proc::check_git_operand(request.repo.string(), "kernel repository"));
     const fs::path src = repo_dir / "src";
     std::error_code ec;
     if (!fs::exists(src / ".git")) {
         builder.report("cloning");
         fs::path partial = repo_dir / "src.partial";
         fs::remove_all(partial, ec);
-        RIG_TRY(builder.run_checked({"git", "clone", "--quiet", "--shared", "--no-checkout",
+        RIG_TRY(builder.run_checked({"git", "clone", "--quiet", "--shared", "--no-checkout", "--",
                                      request.repo.string(), partial.string()},
                                     repo_dir));
         fs::rename(partial, src, ec);
@@ -167,7 +171,7 @@ Expected<std::variant<fs::path, std::string>> check_out(const GitRequest& reques
         RIG_TRY(builder.run({"git", "am", "--abort"}, src));
     if (RIG_TRY(builder.run({"git", "cat-file", "-e", commit + "^{commit}"}, src)).exit_code != 0)
         RIG_TRY(builder.run_checked(
-            {"git", "fetch", "--quiet", "--no-tags", request.repo.string(), commit}, src));
+            {"git", "fetch", "--quiet", "--no-tags", "--", request.repo.string(), commit}, src));
     // Only files that differ are rewritten, so make's timestamps see just the change.
     RIG_TRY(builder.run_checked({"git", "-c", "advice.detachedHead=false", "checkout", "--quiet",
                                  "--force", "--detach", commit},

@@ -74,7 +74,7 @@ bool selected(const CellResult& result, const Selection& selection) {
 std::string excerpt_for(const store::SignatureCount& count, const std::filesystem::path& dir) {
     std::string excerpt = excerpt_around(count.evidence, count.line);
     if (excerpt.empty() && !dir.empty()) {
-        auto log = dir / "runs" / std::to_string(count.run_id) / count.cell_id /
+        auto log = dir / std::to_string(count.run_id) / count.cell_id /
                    std::to_string(count.repetition) / "console.log";
         std::error_code ec;
         if (std::filesystem::is_regular_file(log, ec))
@@ -192,8 +192,7 @@ Expected<ReportData> load(store::Database& db, const Selection& selection) {
     RIG_TRY(check_chosen(db, run_ids, data, selection.chosen_metrics));
 
     if (selection.signatures == Signatures::load)
-        group_signatures(data, RIG_TRY(db.signature_counts(run_ids)), index_of,
-                         selection.results_dir);
+        group_signatures(data, RIG_TRY(db.signature_counts(run_ids)), index_of, selection.runs_dir);
     return data;
 }
 

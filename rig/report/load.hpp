@@ -22,9 +22,10 @@ struct Selection {
     std::vector<std::pair<std::string, std::string>> where; // key=value; a key given twice
                                                             // matches either value
     Signatures signatures = Signatures::skip;
-    // Where `rig run` kept the logs (runs/RUN/CELL/REP/console.log), for excerpts; the
-    // stored evidence is used first, and "" skips the files.
-    std::filesystem::path results_dir;
+    // Where `rig run` kept the database's runs (core::results_folder; the logs are
+    // RUN/CELL/REP/console.log there), for excerpts; the stored evidence is used first, and
+    // "" skips the files.
+    std::filesystem::path runs_dir;
     MetricsRead metrics = MetricsRead::all;
     // --metric: a table reads only these, and a name no sample of the runs has is a usage
     // error.

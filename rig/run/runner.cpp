@@ -4,6 +4,7 @@
 
 #include "core/diagnostic.hpp"
 #include "core/matrix.hpp"
+#include "core/results_folder.hpp"
 #include "guest/fuse.hpp"
 #include "guest/root.hpp"
 #include "kernel/artifact.hpp"
@@ -373,7 +374,8 @@ Expected<void> run_as_batch(const std::vector<Planned>& plan, const std::vector<
     const core::Scenario& scenario = state.scenario;
     fs::path shared =
         state.settings.shared.empty() ? state.settings.results_dir : state.settings.shared;
-    fs::path run_dir = shared / "runs" / std::to_string(state.run_id);
+    fs::path run_dir = core::results_folder(shared, state.settings.db, core::Kept::runs) /
+                       std::to_string(state.run_id);
     std::map<KernelKey, PreparedKernel> kernels;
     std::map<std::string, int> position;
     for (size_t i = 0; i < cells.size(); ++i)
@@ -567,7 +569,8 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
     }
     summary.run_id = run_id;
     RIG_TRY(db.add_cells(run_id, records));
-    fs::path run_dir = settings.results_dir / "runs" / std::to_string(run_id);
+    fs::path run_dir = core::results_folder(settings.results_dir, settings.db, core::Kept::runs) /
+                       std::to_string(run_id);
     // From here on the run is what its stored cells say, whatever the file says now.
     Thawed thawed = RIG_TRY(thaw(given, records, run_dir / "inputs"));
     const core::Scenario& scenario = thawed.scenario;

@@ -23,14 +23,18 @@
 namespace rig::run {
 
 struct RunSettings {
-    std::filesystem::path results_dir; // per-sample logs: results_dir/runs/<run>/...
-    std::filesystem::path cache_dir;   // kernels and initramfs images
+    // Per-sample logs: results_dir/runs/<run>/... (core::results_folder: runs/ for rig.db,
+    // FILE.runs/ for another database FILE).
+    std::filesystem::path results_dir;
+    std::filesystem::path cache_dir; // kernels and initramfs images
     bool tty = false;
     // backend slurm: samples run as batch jobs (run/batch.hpp), not on hosts.
     bool batch = false;
     std::filesystem::path shared;  // the folder every node sees; empty: results_dir
     std::filesystem::path program; // rig's binary, at this path on every node
-    std::filesystem::path db;      // names the run's jobs (batch_job_name)
+    // The database: names the run's folder (above) and jobs (batch_job_name); "" in tests
+    // is rig.db's layout.
+    std::filesystem::path db;
     // Guests at once per host, each on a CPU set of its own; 0: the scenario's `jobs`.
     int jobs = 0;
     // The command line's --backend and --uri, stored with a new run (and `jobs`) so that

@@ -118,7 +118,17 @@ Expected<core::Kernel> read_kernel(const Context& context, const Item& item, cor
         kernel.image = RIG_TRY(read_scalar(context, source->value, source->path, "a path")).value;
     } else {
         kernel.source = core::KernelSource::git;
-        kernel.repo = RIG_TRY(read_scalar(context, source->value, source->path, "a path")).value;
+        // git is given it as an argument, so '-' is refused as for a ref.
+        Located repo =
+            RIG_TRY(read_argument(context, source->value, source->path, "a repository's path"));
+        // git hands TRANSPORT::ADDRESS to a remote helper, and ext:: runs a command; rig's
+        // git allows file, git, http, https and ssh only (proc/git.hpp).
+        if (repo.value.find("::") != std::string::npos)
+            return error_at(context, repo,
+                            "git remote helpers (TRANSPORT::ADDRESS) are not allowed; give a "
+                            "repository's path, got '" +
+                                repo.value + "'");
+        kernel.repo = repo.value;
     }
 
     for (const Entry& entry : entries) {

@@ -7,6 +7,7 @@
 #include "core/matrix.hpp"
 #include "spec/backend.hpp"
 #include "spec/guest.hpp"
+#include "spec/indentation.hpp"
 #include "spec/kernels.hpp"
 #include "spec/matrix.hpp"
 #include "spec/reader_context.hpp"
@@ -133,16 +134,10 @@ Expected<core::Scenario> parse_text(const Context& context, std::string_view tex
     return read_scenario(context, root, text);
 }
 
-} // namespace
-
-Expected<core::Scenario> parse_scenario(std::string_view text, const std::string& file_label) {
-    Context context{file_label};
-    // yaml-cpp reports through exceptions; they stop here, as the folder's contract says.
+// yaml-cpp reports through exceptions; they stop here, as the folder's contract says.
+Expected<core::Scenario> parse_guarded(const Context& context, std::string_view text) {
     try {
-        auto scenario = parse_text(context, text);
-        if (scenario)
-            scenario->dir = std::filesystem::absolute(file_label).parent_path().string();
-        return scenario;
+        return parse_text(context, text);
     } catch (const YAML::DeepRecursion& e) {
         return core::config_error(context.file, loc_of(e.mark), "",
                                   "nesting too deep (more than " + std::to_string(e.depth()) +
@@ -154,6 +149,23 @@ Expected<core::Scenario> parse_scenario(std::string_view text, const std::string
     } catch (const std::exception& e) {
         return core::config_error(context.file, {}, "", std::string("cannot parse: ") + e.what());
     }
+}
+
+} // namespace
+
+Expected<core::Scenario> parse_scenario(std::string_view text, const std::string& file_label) {
+    Context context{file_label};
+    auto scenario = parse_guarded(context, text);
+    // yaml-cpp names a tab in indentation as something else ("illegal map value"), past
+    // it; a file that parses used its tabs where YAML allows them.
+    if (!scenario) {
+        if (auto tab = tab_in_indentation(text))
+            return core::config_error(context.file, *tab, "",
+                                      "a tab in indentation (YAML indents with spaces)");
+        return scenario;
+    }
+    scenario->dir = std::filesystem::absolute(file_label).parent_path().string();
+    return scenario;
 }
 
 Expected<core::Scenario> load_scenario(const std::filesystem::path& file) {

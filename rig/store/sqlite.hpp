@@ -52,6 +52,8 @@ struct Database::Impl {
                          message + " (stopped while waiting for another process's lock)"};
         if (code == SQLITE_FULL)
             message += ": free space on the filesystem that holds it";
+        if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+            message += " (the file is damaged, or not a rig database: `rig doctor` checks it)";
         return Error{ErrorKind::infra, message};
     }
     Error error(std::string_view what) const { return error(what, sqlite3_errmsg(m_db)); }

@@ -2,6 +2,7 @@
 // The results database on SQLite: opening, migrations and the connection's settings.
 #include "store/schema.hpp"
 #include "store/sqlite.hpp"
+#include "util/strings.hpp"
 
 #include <algorithm>
 
@@ -67,6 +68,38 @@ Expected<void> configure(Impl& db) {
     return db.exec("PRAGMA synchronous = NORMAL", "PRAGMA synchronous = NORMAL");
 }
 
+// Access::existing: the file must be there; opening would otherwise create it.
+Expected<void> check_exists(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec))
+        return {};
+    if (std::filesystem::exists(path, ec))
+        return fail(ErrorKind::usage, "database " + path.string() + " is not a file");
+    return fail(ErrorKind::usage, "no results database at " + path.string() +
+                                      " (it does not exist): `rig run` a scenario first, or "
+                                      "pass --db");
+}
+
+// Access::existing: a file SQLite reads, with rig's schema in it, before anything is
+// written. An empty file is a valid empty SQLite database to SQLite, not to rig.
+Expected<void> check_rig_database(Impl& db) {
+    std::error_code ec;
+    auto size = std::filesystem::file_size(db.m_path, ec);
+    auto not_rigs = [&](const std::string& why) {
+        return fail(ErrorKind::infra, db.m_path.string() + " is not a rig database (" + why +
+                                          "); pass the results database with --db");
+    };
+    if (!ec && size == 0)
+        return not_rigs("an empty file");
+    auto version = user_version(db);
+    if (!version)
+        return not_rigs(sqlite3_errcode(db.m_db) == SQLITE_NOTADB ? "not SQLite"
+                                                                  : version.error().message);
+    if (*version == 0)
+        return not_rigs("a SQLite database without rig's schema");
+    return {};
+}
+
 int on_busy(void* impl, int attempts) {
     return static_cast<Impl*>(impl)->keep_waiting(attempts) ? 1 : 0;
 }
@@ -76,27 +109,80 @@ int on_busy(void* impl, int attempts) {
 Database::Database(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 Database::~Database() = default;
 
-Expected<std::unique_ptr<Database>> Database::open(const std::filesystem::path& path) {
-    return open(path, migrations());
+Expected<std::unique_ptr<Database>> Database::open(const std::filesystem::path& path,
+                                                   Access access) {
+    return open(path, migrations(), access);
 }
 
 Expected<std::unique_ptr<Database>> Database::open(const std::filesystem::path& path,
-                                                   const std::vector<std::string>& scripts) {
+                                                   const std::vector<std::string>& scripts,
+                                                   Access access) {
     auto impl = std::make_unique<Impl>();
     impl->m_path = path;
-    if (path.has_parent_path()) {
-        std::error_code ec;
-        std::filesystem::create_directories(path.parent_path(), ec);
-        if (ec)
-            return tl::unexpected(
-                impl->error("cannot create folder " + path.parent_path().string(), ec.message()));
+    int flags = SQLITE_OPEN_READWRITE;
+    if (access == Access::create) {
+        flags |= SQLITE_OPEN_CREATE;
+        if (path.has_parent_path()) {
+            std::error_code ec;
+            std::filesystem::create_directories(path.parent_path(), ec);
+            if (ec)
+                return tl::unexpected(impl->error(
+                    "cannot create folder " + path.parent_path().string(), ec.message()));
+        }
+    } else {
+        RIG_TRY(check_exists(path));
     }
-    if (sqlite3_open_v2(path.c_str(), &impl->m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                        nullptr) != SQLITE_OK)
+    if (sqlite3_open_v2(path.c_str(), &impl->m_db, flags, nullptr) != SQLITE_OK)
         return tl::unexpected(impl->error("cannot open"));
+    // Before WAL is enabled, which writes SQLite's header into an empty file.
+    if (access == Access::existing) {
+        sqlite3_busy_timeout(impl->m_db, k_busy_timeout_ms);
+        RIG_TRY(check_rig_database(*impl));
+    }
     RIG_TRY(configure(*impl));
     RIG_TRY(migrate(*impl, scripts));
     return std::unique_ptr<Database>(new Database(std::move(impl)));
+}
+
+Expected<Integrity> Database::check_integrity(const std::filesystem::path& path) {
+    RIG_TRY(check_exists(path));
+    Impl impl;
+    impl.m_path = path;
+    if (sqlite3_open_v2(path.c_str(), &impl.m_db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+        return tl::unexpected(impl.error("cannot open"));
+    sqlite3_busy_timeout(impl.m_db, k_busy_timeout_ms);
+    Integrity integrity;
+    auto version = user_version(impl);
+    if (!version) {
+        integrity.detail = version.error().message;
+        return integrity;
+    }
+    auto check = Statement::prepare(impl, "PRAGMA quick_check(5)");
+    std::vector<std::string> problems;
+    while (check) {
+        auto row = check->step();
+        if (!row) {
+            check = tl::unexpected(row.error());
+            break;
+        }
+        if (!*row)
+            break;
+        problems.push_back(check->text(0));
+    }
+    if (!check) {
+        integrity.detail = check.error().message;
+        return integrity;
+    }
+    integrity.ok = problems == std::vector<std::string>{"ok"};
+    if (integrity.ok && *version == 0) {
+        integrity.ok = false;
+        integrity.detail = path.string() + " is not a rig database (no rig schema)";
+    } else if (integrity.ok) {
+        integrity.detail = "ok, schema version " + std::to_string(*version);
+    } else {
+        integrity.detail = path.string() + " is damaged: " + util::join(problems, "; ");
+    }
+    return integrity;
 }
 
 void Database::wait_for_locks(LockWait wait) {

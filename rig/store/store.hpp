@@ -189,14 +189,37 @@ struct LockWait {
     const std::atomic<bool>* stop = nullptr;
 };
 
+// Whether Database::open may create the file.
+enum class Access {
+    // Created, with its folder, when missing: the commands that store results.
+    create,
+    // Only a rig database that exists: commands that only read (report, status, lists)
+    // leave no database behind a typo and never write rig's schema into a file rig did not
+    // make. A missing file is a usage error ("does not exist"); an empty file, one that is
+    // not SQLite or a SQLite database without rig's schema, an infra error ("is not a rig
+    // database"). A rig database of an older schema is still migrated: it is rig's own.
+    existing,
+};
+
+// What `rig doctor` says of a database file, without creating or changing it.
+struct Integrity {
+    bool ok = false;
+    std::string detail; // "ok, schema version N", or what is wrong
+};
+
 class Database final {
 public:
-    // Opens or creates the file (and its folder), enables WAL and migrates the schema.
-    // A database whose schema is newer than this rig's is refused, never downgraded.
-    static Expected<std::unique_ptr<Database>> open(const std::filesystem::path& path);
+    // Opens the file (creating it and its folder under Access::create), enables WAL and
+    // migrates the schema. A database whose schema is newer than this rig's is refused,
+    // never downgraded.
+    static Expected<std::unique_ptr<Database>> open(const std::filesystem::path& path,
+                                                    Access access = Access::create);
     // Test seam: the same, with other migration scripts than rig's (version N = index + 1).
     static Expected<std::unique_ptr<Database>> open(const std::filesystem::path& path,
-                                                    const std::vector<std::string>& migrations);
+                                                    const std::vector<std::string>& migrations,
+                                                    Access access = Access::create);
+    // SQLite's quick_check of an existing file, read-only; an error when it cannot be opened.
+    static Expected<Integrity> check_integrity(const std::filesystem::path& path);
     ~Database();
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;

@@ -61,6 +61,20 @@ std::string_view without_timestamp(std::string_view line) {
     return line.substr(colon + 1);
 }
 
+// A share's name becomes part of metric names ("9p.work.walk"), and the guest chooses the
+// aname it attaches with: one that is not a short plain word names no share, so its
+// requests are not counted.
+bool is_share_name(std::string_view aname) {
+    constexpr size_t k_max_share_name = 64;
+    if (aname.empty() || aname.size() > k_max_share_name)
+        return false;
+    for (char c : aname)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-'))
+            return false;
+    return true;
+}
+
 bool is_request_event(std::string_view name) {
     for (std::string_view event : k_request_events)
         if (event == name)
@@ -124,7 +138,8 @@ private:
         auto id = number_field(rest, "id");
         if (!id)
             return;
-        if (auto aname = field(rest, "aname"); aname && !m_share_of.count(popped.vq)) {
+        if (auto aname = field(rest, "aname");
+            aname && is_share_name(*aname) && !m_share_of.count(popped.vq)) {
             m_share_of[popped.vq] = std::string(*aname);
             if (*aname != m_mark_aname)
                 m_windows.add_share(std::string(*aname));

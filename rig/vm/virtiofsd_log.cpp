@@ -42,21 +42,28 @@ public:
     ProtocolCounts finish() { return m_windows.finish(); }
 
 private:
-    // "NAME (K), nodeid: ..."
+    // "NAME (K), nodeid: ...". A name virtiofsd has no word for ("???", for an opcode the
+    // guest made up) counts as "other": metric names come only from the list above.
     void request(std::string_view rest) {
         std::string name(rest.substr(0, rest.find(' ')));
         std::transform(name.begin(), name.end(), name.begin(), [](char c) {
             return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
         });
-        m_windows.count(m_share, name);
+        bool known = std::find(std::begin(k_fuse_requests), std::end(k_fuse_requests), name) !=
+                     std::end(k_fuse_requests);
+        m_windows.count(m_share, known ? name : "other");
     }
 
-    // The mark's own LOOKUP was logged just before: it belongs to no window.
+    // The mark's own LOOKUP was logged just before: it belongs to no window. A type whose
+    // count falls to zero goes, as one never counted.
     void mark() {
-        if (ShareCounts* counts = m_windows.open(m_share);
-            counts && counts->requests > 0 && counts->by_type["lookup"] > 0) {
-            --counts->requests;
-            --counts->by_type["lookup"];
+        if (ShareCounts* counts = m_windows.open(m_share)) {
+            if (auto lookups = counts->by_type.find("lookup");
+                lookups != counts->by_type.end() && counts->requests > 0) {
+                --counts->requests;
+                if (--lookups->second == 0)
+                    counts->by_type.erase(lookups);
+            }
         }
         m_windows.mark();
     }
@@ -83,6 +90,7 @@ Expected<ProtocolCounts> read_virtiofsd_log(const std::filesystem::path& file,
 
 std::vector<std::string> fuse_request_names() {
     std::vector<std::string> names(std::begin(k_fuse_requests), std::end(k_fuse_requests));
+    names.emplace_back("other");
     std::sort(names.begin(), names.end());
     return names;
 }

@@ -28,7 +28,8 @@ ProtocolCounts count_virtiofsd_log(std::string_view log, const std::string& shar
 Expected<ProtocolCounts> read_virtiofsd_log(const std::filesystem::path& file,
                                             const std::string& share);
 
-// FUSE's request names as rig reports them, lower case ("lookup", "readdirplus"), sorted.
+// FUSE's request names as rig reports them, lower case ("lookup", "readdirplus"), and
+// "other" for an opcode virtiofsd has no name for; sorted.
 std::vector<std::string> fuse_request_names();
 
 } // namespace rig::vm

@@ -4,6 +4,7 @@
 #include "rig_binary.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -61,6 +62,40 @@ TEST(Plan, MissingFileIsAConfigError) {
     EXPECT_NE(result.err.find("no-such-file.yaml"), std::string::npos) << result.err;
 }
 
+// Bad input changes nothing: a scenario that fails validation leaves no database, and a
+// command that only reads writes nothing into a file that is not a rig database.
+TEST(Cli, BadInputLeavesNoDatabaseAndWritesIntoNoFile) {
+    auto dir = std::filesystem::temp_directory_path() /
+               ("rig-cli-bad-input-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    auto run = run_rig({"--db", (dir / "results" / "rig.db").string(), "run",
+                        "tests/data/bad/tab-indentation.yaml"});
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_NE(run.err.find("tab-indentation.yaml:6:1: a tab in indentation"), std::string::npos)
+        << run.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "results")) << "no database, nor its folder";
+
+    auto empty = dir / "empty.db";
+    std::ofstream(empty).close();
+    auto report = run_rig({"--db", empty.string(), "report"});
+    EXPECT_EQ(report.exit_code, 3);
+    EXPECT_NE(report.err.find(empty.string() + " is not a rig database"), std::string::npos)
+        << report.err;
+    EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+    EXPECT_FALSE(std::filesystem::exists(empty.string() + "-wal"));
+    auto status = run_rig({"--db", empty.string(), "bisect", "status"});
+    EXPECT_EQ(status.exit_code, 3) << status.err;
+    EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+
+    // rig doctor names a database that is not one, and fails.
+    auto doctor = run_rig({"--db", empty.string(), "doctor"});
+    EXPECT_EQ(doctor.exit_code, 3);
+    EXPECT_NE(rig::test::doctor_line(doctor.out, "database").find("FAILED"), std::string::npos)
+        << doctor.out;
+    EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+    std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, UsageErrorsExitTwo) {
     EXPECT_EQ(run_rig({}).exit_code, 2);
     EXPECT_EQ(run_rig({"frobnicate"}).exit_code, 2);
@@ -80,7 +115,7 @@ TEST(Cli, DoctorNamesEveryCheck) {
     auto result = run_rig({"doctor"});
     EXPECT_TRUE(result.exit_code == 0 || result.exit_code == 3) << result.exit_code;
     for (const char* check : {"qemu", "accelerator", "virtiofsd", "busybox-static", "git", "make",
-                              "gcc", "libvirtd", "disk"})
+                              "gcc", "libvirtd", "disk", "database"})
         EXPECT_NE(result.out.find(check), std::string::npos) << check << "\n" << result.out;
 }
 
@@ -122,13 +157,17 @@ TEST(Cli, GlobalOptionsAfterTheSubcommand) {
     auto dir =
         std::filesystem::temp_directory_path() / ("rig-cli-db-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
+    // Commands that only read name the database they were given, and create none.
     auto before = run_rig({"--db", (dir / "before.db").string(), "kernel", "list"});
-    EXPECT_EQ(before.exit_code, 0) << before.err;
+    EXPECT_EQ(before.exit_code, 2);
+    EXPECT_NE(before.err.find((dir / "before.db").string() + " (it does not exist)"),
+              std::string::npos)
+        << before.err;
     auto after = run_rig({"kernel", "list", "--db", (dir / "after.db").string()});
-    EXPECT_EQ(after.exit_code, 0) << after.err;
+    EXPECT_NE(after.err.find((dir / "after.db").string()), std::string::npos) << after.err;
     auto status = run_rig({"bisect", "status", "--db", (dir / "bisect.db").string()});
-    EXPECT_EQ(status.exit_code, 0) << status.err;
+    EXPECT_NE(status.err.find((dir / "bisect.db").string()), std::string::npos) << status.err;
     for (const char* name : {"before.db", "after.db", "bisect.db"})
-        EXPECT_TRUE(std::filesystem::exists(dir / name)) << name;
+        EXPECT_FALSE(std::filesystem::exists(dir / name)) << name;
     std::filesystem::remove_all(dir);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Tests of core/classify (every branch, in precedence order), core/stats (against R) and
-// core/sample's metric lookup.
+// core/sample's metric lookup; core/results_folder's one rule for a database's folders.
 #include "core/cell.hpp"
 #include "core/classify.hpp"
+#include "core/results_folder.hpp"
 #include "core/sample.hpp"
 #include "core/scenario.hpp"
 #include "core/stats.hpp"
@@ -266,4 +267,17 @@ TEST(CellFilter, IdPrefixOrKeyValuePairsTheSameForEverySubcommand) {
     auto malformed = cell_matches(cell, "cache=loose,fs");
     ASSERT_FALSE(malformed);
     EXPECT_EQ(malformed.error().kind, rig::ErrorKind::usage);
+}
+
+// The default database keeps the layout it always had; any other gets folders named after
+// its whole file name, so no two databases of one folder share one.
+TEST(ResultsFolder, OneFolderPerDatabase) {
+    EXPECT_EQ(results_folder("/r", "/r/rig.db", Kept::runs), "/r/runs");
+    EXPECT_EQ(results_folder("/r", "rig.db", Kept::bisects), "/r/bisects");
+    EXPECT_EQ(results_folder("/r", "", Kept::runs), "/r/runs");
+    EXPECT_EQ(results_folder("/r", "/r/fast.db", Kept::runs), "/r/fast.db.runs");
+    EXPECT_EQ(results_folder("/r", "/r/fast.db", Kept::bisects), "/r/fast.db.bisects");
+    EXPECT_EQ(results_folder("/r", "/r/fast.sqlite", Kept::runs), "/r/fast.sqlite.runs");
+    // Under backend slurm the root is the shared folder; the database still names it.
+    EXPECT_EQ(results_folder("/shared", "/home/u/slow.db", Kept::runs), "/shared/slow.db.runs");
 }

@@ -289,6 +289,25 @@ TEST_F(KernelBuild, MissingOptionIsConfigErrorNamingIt) {
     EXPECT_EQ(make_runs(result), 0u);
 }
 
+// A ref or repository that git would read as an option is refused before git runs, even
+// when it did not come through a scenario (a stored run, a bisect).
+TEST_F(KernelBuild, OptionLikeRefsAndRepositoriesAreRefused) {
+    auto ref = resolve_commit(m_repo, "-ufoo");
+    ASSERT_FALSE(ref);
+    EXPECT_EQ(ref.error().kind, ErrorKind::config);
+    EXPECT_EQ(ref.error().message, "git ref '-ufoo' starts with '-', which git would read as an "
+                                   "option");
+    auto repo = resolve_commit("--upload-pack=touch x", "v1");
+    ASSERT_FALSE(repo);
+    EXPECT_NE(
+        repo.error().message.find("kernel repository '--upload-pack=touch x' starts with '-'"),
+        std::string::npos)
+        << repo.error().message;
+    auto good = resolve_commit(m_repo, "v1");
+    ASSERT_TRUE(good) << good.error().message;
+    EXPECT_EQ(good->size(), 40u);
+}
+
 TEST_F(KernelBuild, ModuleOptionsInstallModules) {
     GitRequest asked = request();
     asked.options = {{"CONFIG_FAKE_FS", "m"}};

@@ -655,3 +655,37 @@ TEST(Child, BindsNeedAUserAndATargetInTheBindRoot) {
     ASSERT_FALSE(elsewhere);
     EXPECT_NE(elsewhere.error().message.find("is not in /tmp"), std::string::npos);
 }
+
+// A remote helper such as ext:: runs a command of the URL's choosing. git itself refuses it
+// through GIT_ALLOW_PROTOCOL, even where the configuration (here, -c) allows it.
+TEST(Git, RefusesTransportsOutsideTheAllowListWhateverTheConfigurationSays) {
+    TempDir dir;
+    const std::filesystem::path marker = dir.path() / "ran";
+    rig::proc::RunOptions options;
+    options.cwd = dir.path();
+    auto result = rig::proc::run_git(
+        {"-c", "protocol.ext.allow=always", "ls-remote", "ext::sh -c touch% " + marker.string()},
+        options);
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_NE(result->exit_code, 0);
+    EXPECT_NE(result->err.find("transport 'ext' not allowed"), std::string::npos) << result->err;
+    EXPECT_FALSE(std::filesystem::exists(marker));
+    // A repository's path is the file transport, which stays allowed.
+    auto init = rig::proc::run_git({"init", "-q", (dir.path() / "repo").string()}, options);
+    ASSERT_TRUE(init && init->exit_code == 0);
+    auto local = rig::proc::run_git({"ls-remote", "--", (dir.path() / "repo").string()}, options);
+    ASSERT_TRUE(local) << local.error().message;
+    EXPECT_EQ(local->exit_code, 0) << local->err;
+}
+
+TEST(Git, OptionLikeOperandsAreRefused) {
+    auto short_option = rig::proc::check_git_operand("-ufoo", "git ref");
+    ASSERT_FALSE(short_option);
+    EXPECT_EQ(short_option.error().kind, rig::ErrorKind::config);
+    EXPECT_EQ(short_option.error().message,
+              "git ref '-ufoo' starts with '-', which git would read as an option");
+    EXPECT_FALSE(rig::proc::check_git_operand("--upload-pack=touch x", "kernel repository"));
+    EXPECT_FALSE(rig::proc::check_git_operand("", "git ref"));
+    EXPECT_TRUE(rig::proc::check_git_operand("v6.1-rc1", "git ref"));
+    EXPECT_TRUE(rig::proc::check_git_operand("/src/linux", "kernel repository"));
+}

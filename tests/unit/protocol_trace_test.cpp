@@ -178,3 +178,44 @@ TEST(VirtiofsdLog, RequestNamesAreFusesOpcodes) {
     for (const char* name : {"lookup", "getattr", "readdirplus", "batch_forget", "syncfs"})
         EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
 }
+
+// A share's name becomes part of metric names, and the guest chooses its aname: one that is
+// not a plain word names no share.
+TEST(ProtocolTrace, AnAnameThatIsNotAPlainWordNamesNoShare) {
+    std::string log = k_mounts +
+                      "virtqueue_pop vq 0x7f04 elem 0x5510 in_num 1 out_num 1\n"
+                      "v9fs_attach tag 0 id 104 fid 0 afid -1 uname nobody aname a\x01<b>\n" +
+                      mark() +
+                      "virtqueue_pop vq 0x7f04 elem 0x5511 in_num 1 out_num 1\n"
+                      "v9fs_clunk tag 0 id 120 fid 2\n" +
+                      mark();
+    ProtocolCounts counts = count_protocol_trace(log, "rigmark");
+    EXPECT_EQ(counts.shares, (std::set<std::string>{"hostroot", "work"}));
+    ASSERT_EQ(counts.windows.size(), 1u);
+    EXPECT_TRUE(counts.windows[0].empty());
+}
+
+// virtiofsd prints "???" for an opcode it has no name for, which the guest can send: it
+// counts as "other", so metric names come from FUSE's list only. A window whose mark took
+// back its only lookup keeps no "lookup 0".
+TEST(VirtiofsdLog, UnnamedOpcodesCountAsOtherAndNoTypeIsLeftAtZero) {
+    auto request = [](int unique, const std::string& opcode) {
+        return "[ID: 00000004] unique: " + std::to_string(unique) + ", opcode: " + opcode +
+               ", nodeid: 1, insize: 56, pid: 143\n";
+    };
+    auto mark = [&](int n) {
+        return request(100 + n, "LOOKUP (1)") +
+               "[ID: 00000004] lo_lookup(parent=1, name=.rig-mark-" + std::to_string(n) + ")\n";
+    };
+    std::string log = mark(1) + request(4, "??? (4242)") + request(5, "Lookup\x01 (1)") + mark(2) +
+                      request(6, "GETATTR (3)") + mark(3);
+    ProtocolCounts counts = count_virtiofsd_log(log, "work");
+    ASSERT_EQ(counts.windows.size(), 2u);
+    const ShareCounts& first = counts.windows[0].at("work");
+    EXPECT_EQ(first.requests, 2u);
+    EXPECT_EQ(first.by_type, (std::map<std::string, uint64_t>{{"other", 2}}));
+    const ShareCounts& second = counts.windows[1].at("work");
+    EXPECT_EQ(second.by_type, (std::map<std::string, uint64_t>{{"getattr", 1}}));
+    auto names = fuse_request_names();
+    EXPECT_TRUE(std::binary_search(names.begin(), names.end(), "other"));
+}

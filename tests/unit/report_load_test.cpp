@@ -194,7 +194,7 @@ TEST_F(Load, ExcerptFromTheConsoleLogOnDisk) {
     report::Selection selection;
     selection.runs = {m_run};
     selection.signatures = report::Signatures::load;
-    selection.results_dir = m_dir.path();
+    selection.runs_dir = m_dir.path() / "runs";
     auto data = report::load(*m_db, selection);
     ASSERT_TRUE(data);
     EXPECT_EQ(data->signatures[1].cells[0].excerpt, "  boot\n> [ 1.0] 9pnet: odd\n  more\n");

@@ -14,7 +14,9 @@
 #include "temp_dir.hpp"
 #include "util/json.hpp"
 
+#include <filesystem>
 #include <gtest/gtest.h>
+#include <set>
 #include <sstream>
 
 using namespace rig;
@@ -96,6 +98,44 @@ TEST(RunLoop, WarmupsThenRoundsOfEveryCellEachStoredOnce) {
     // One kernel, prepared once for all its cells.
     EXPECT_EQ(loop.kernels.asked(), std::vector<std::string>{"deb@ []"});
     EXPECT_EQ(loop.db->run(summary->run_id).value()->status, core::RunStatus::finished);
+}
+
+// Each database's run 1 keeps its samples in a folder of its own: runs/ for rig.db, as it
+// always was, FILE.runs/ for another database FILE in the same folder.
+TEST(RunLoop, TwoDatabasesInOneFolderNeverShareARunsFolder) {
+    Loop loop;
+    loop.scenario.warmup = 0;
+    loop.scenario.repeat = 1;
+    FakeHypervisor hypervisor(test::quick_guest());
+    loop.settings.db = loop.dir.path() / "rig.db";
+    auto first = loop.run(hypervisor);
+    ASSERT_TRUE(first) << first.error().message;
+
+    auto other = store::Database::open(loop.dir.path() / "fast.db");
+    ASSERT_TRUE(other) << other.error().message;
+    run::RunSettings settings = loop.settings;
+    settings.db = loop.dir.path() / "fast.db";
+    auto second = run::run_scenario(loop.scenario, **other, hypervisor, settings, 0,
+                                    loop.interrupted, loop.out);
+    ASSERT_TRUE(second) << second.error().message;
+    ASSERT_EQ(first->run_id, 1);
+    ASSERT_EQ(second->run_id, 1);
+
+    auto cells_in = [](const std::filesystem::path& run_dir) {
+        std::set<std::string> names;
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(run_dir, ec))
+            names.insert(entry.path().filename().string());
+        return names;
+    };
+    std::set<std::string> cells;
+    for (const auto& sample : loop.samples(1))
+        cells.insert(sample.cell_id);
+    ASSERT_EQ(cells.size(), 2u);
+    for (const std::string& cell : cells) {
+        EXPECT_TRUE(cells_in(loop.dir.path() / "runs" / "1").count(cell)) << cell;
+        EXPECT_TRUE(cells_in(loop.dir.path() / "fast.db.runs" / "1").count(cell)) << cell;
+    }
 }
 
 TEST(RunLoop, EachOutcomeIsStoredAndCountedAsNotOk) {

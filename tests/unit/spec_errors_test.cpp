@@ -132,6 +132,28 @@ TEST(spec_errors, matrix_too_large) {
                               "into several scenarios");
 }
 
+// yaml-cpp says "illegal map value", past the tab; rig names the tab where it is.
+TEST(spec_errors, a_tab_in_indentation_is_named_as_such) {
+    EXPECT_EQ(error_of("name: t\n\tkernels: []\n"),
+              "test.yaml:2:1: a tab in indentation (YAML indents with spaces)");
+    EXPECT_EQ(error_of(k_head + "matrix:\n  fs: 9p\n  \tcache: none\n"),
+              "test.yaml:6:3: a tab in indentation (YAML indents with spaces)");
+    EXPECT_EQ(error_of(k_head + "workload:\n\t  command: make\n"),
+              "test.yaml:5:1: a tab in indentation (YAML indents with spaces)");
+}
+
+// Where YAML allows a tab at a line's start, rig does too: inside a block scalar's text, a
+// flow collection or a quoted scalar that spans lines, and on a blank or comment line.
+TEST(spec_errors, tabs_that_yaml_allows_stay_allowed) {
+    for (std::string text : {k_head + "workload:\n  command: |\n    make\n    \tmake -j2\n",
+                             k_head + "matrix: {cache: [none,\n\tloose]}\n",
+                             k_head + "workload: {command: \"make\n\t-j2\"}\n",
+                             k_head + "\t\n\t# a comment\nrepeat: 2\n"}) {
+        auto scenario = parse_scenario(text, "test.yaml");
+        EXPECT_TRUE(scenario) << text << "\n" << scenario.error().message;
+    }
+}
+
 TEST(spec_errors, nothing_throws_on_odd_inputs) {
     for (std::string text : {"",
                              "\n",

@@ -190,11 +190,119 @@ TEST(StoreOpen, EmptyFileMigrates) {
     EXPECT_TRUE(db->begin_run(make_run()));
 }
 
+// Access::existing is for commands that only read: it creates nothing, and writes nothing
+// into a file that is not a rig database.
+TEST(StoreOpen, ExistingAccessNeverCreatesTheFileOrItsFolder) {
+    TempDir dir;
+    auto path = dir.path() / "typo" / "results.db";
+    auto db = Database::open(path, Access::existing);
+    ASSERT_FALSE(db);
+    EXPECT_EQ(db.error().kind, ErrorKind::usage);
+    EXPECT_EQ(db.error().message, "no results database at " + path.string() +
+                                      " (it does not exist): `rig run` a scenario first, or "
+                                      "pass --db");
+    EXPECT_FALSE(fs::exists(path.parent_path()));
+}
+
+TEST(StoreOpen, ExistingAccessLeavesFilesThatAreNotRigDatabasesAsTheyWere) {
+    TempDir dir;
+    auto empty = dir.path() / "empty.db";
+    std::ofstream(empty).close();
+    auto opened = Database::open(empty, Access::existing);
+    ASSERT_FALSE(opened);
+    EXPECT_EQ(opened.error().message, empty.string() + " is not a rig database (an empty file); "
+                                                       "pass the results database with --db");
+    EXPECT_EQ(fs::file_size(empty), 0u);
+
+    auto text = dir.path() / "notes.txt";
+    std::ofstream(text) << "not a database, but long enough to be read as a header or not\n";
+    const auto text_size = fs::file_size(text);
+    opened = Database::open(text, Access::existing);
+    ASSERT_FALSE(opened);
+    EXPECT_EQ(opened.error().message, text.string() + " is not a rig database (not SQLite); "
+                                                      "pass the results database with --db");
+    EXPECT_EQ(fs::file_size(text), text_size);
+
+    // Someone else's SQLite database: rig's schema is not written into it.
+    auto other = dir.path() / "other.db";
+    sqlite3* handle = nullptr;
+    ASSERT_EQ(sqlite3_open(other.c_str(), &handle), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(handle, "CREATE TABLE notes (text)", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(handle);
+    const auto other_size = fs::file_size(other);
+    opened = Database::open(other, Access::existing);
+    ASSERT_FALSE(opened);
+    EXPECT_NE(opened.error().message.find("is not a rig database (a SQLite database without "
+                                          "rig's schema)"),
+              std::string::npos)
+        << opened.error().message;
+    EXPECT_EQ(fs::file_size(other), other_size);
+    EXPECT_FALSE(fs::exists(other.string() + "-wal"));
+}
+
+TEST(StoreOpen, ExistingAccessOpensARigDatabase) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    ASSERT_TRUE(open_ok(path)->begin_run(make_run()));
+    auto db = Database::open(path, Access::existing);
+    ASSERT_TRUE(db) << db.error().message;
+    auto run = (*db)->run(1);
+    ASSERT_TRUE(run && *run) << (run ? "no run 1" : run.error().message);
+}
+
+// Every page but the first overwritten: the schema is readable, the tables are not.
+void damage(const fs::path& path) {
+    const auto size = fs::file_size(path);
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(4096);
+    for (auto at = 4096u; at < size; ++at)
+        file.put(static_cast<char>(0xa5));
+}
+
+TEST(StoreIntegrity, AHealthyDatabaseIsOkAndNamesItsSchemaVersion) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    open_ok(path);
+    auto integrity = Database::check_integrity(path);
+    ASSERT_TRUE(integrity) << integrity.error().message;
+    EXPECT_TRUE(integrity->ok);
+    EXPECT_EQ(integrity->detail,
+              "ok, schema version " + std::to_string(Database::latest_schema_version()));
+    auto missing = Database::check_integrity(dir.path() / "none.db");
+    ASSERT_FALSE(missing);
+    EXPECT_FALSE(fs::exists(dir.path() / "none.db"));
+}
+
+TEST(StoreIntegrity, ADamagedDatabaseIsNamedAndQueriesSendToRigDoctor) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    {
+        auto db = open_ok(path);
+        ASSERT_TRUE(db->begin_run(make_run()));
+    }
+    damage(path);
+    auto integrity = Database::check_integrity(path);
+    ASSERT_TRUE(integrity) << integrity.error().message;
+    EXPECT_FALSE(integrity->ok);
+    EXPECT_NE(integrity->detail.find(path.string()), std::string::npos) << integrity->detail;
+
+    // Wherever SQLite meets the damage, opening or querying, the error names the file and
+    // `rig doctor`.
+    std::string message;
+    if (auto db = Database::open(path, Access::existing); !db)
+        message = db.error().message;
+    else if (auto run = (*db)->run(1); !run)
+        message = run.error().message;
+    EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+    EXPECT_NE(message.find("`rig doctor` checks it"), std::string::npos) << message;
+}
+
 TEST(StoreOpen, VersionZeroDatabaseMigrates) {
     TempDir dir;
     auto path = dir.path() / "results.db";
     {
-        auto db = Database::open(path, {});
+        auto db = Database::open(path, std::vector<std::string>{});
         ASSERT_TRUE(db) << db.error().message;
         EXPECT_EQ((*db)->schema_version(), 0);
     }
