@@ -74,8 +74,8 @@ Expected<Context> load(int64_t id, store::Database& db, const Settings& settings
         context.own_builder = make_commit_builder(settings.cache_dir, db);
         context.builder = context.own_builder.get();
     }
-    context.history = RIG_TRY(
-        open_history(settings, bisects_folder(settings) / std::to_string(id) / "git", context.repo));
+    context.history = RIG_TRY(open_history(
+        settings, bisects_folder(settings) / std::to_string(id) / "git", context.repo));
     for (core::Sample& sample : RIG_TRY(db.samples(info->run_id)))
         context.samples_by_cell[sample.cell_id].push_back(std::move(sample));
     return context;
