@@ -154,7 +154,8 @@ namespace {
 
 bool failed(const core::Sample& sample) {
     return sample.outcome == core::Outcome::errors ||
-           sample.outcome == core::Outcome::workload_failed;
+           sample.outcome == core::Outcome::workload_failed ||
+           sample.outcome == core::Outcome::disk_quota;
 }
 
 // Boot failures and hangs: no criterion of rig's asks about them, except a signature

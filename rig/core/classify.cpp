@@ -14,6 +14,9 @@ Outcome classify(const SampleFacts& facts) {
     // A panic wins over the timeouts it may have caused, whoever noticed first.
     if (facts.panic_on_console)
         return Outcome::kernel_panic;
+    // What the workload did after its writes failed says nothing more.
+    if (facts.share_full)
+        return Outcome::disk_quota;
     if (facts.boot_timed_out)
         return Outcome::boot_timeout;
     if (facts.workload_timed_out)

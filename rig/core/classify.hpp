@@ -25,6 +25,7 @@ struct SampleFacts {
     bool interrupted = false;        // Ctrl-C or SIGTERM reached rig
     bool start_failed = false;       // the hypervisor could not start the guest
     bool out_of_space = false;       // the sample's folder on the host ran out of space
+    bool share_full = false;         // the work share reached its cap (guest.share_limit)
     bool helper_failed = false;      // virtiofsd died under a running guest
     bool boot_timed_out = false;     // no workload start within timeouts.boot
     bool workload_timed_out = false; // no workload end within timeouts.workload

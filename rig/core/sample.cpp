@@ -11,7 +11,7 @@ namespace rig::core {
 
 namespace {
 
-constexpr std::array<std::pair<Outcome, std::string_view>, 11> k_outcomes{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 12> k_outcomes{{
     {Outcome::ok, "ok"},
     {Outcome::errors, "errors"},
     {Outcome::workload_failed, "workload-failed"},
@@ -23,6 +23,7 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 11> k_outcomes{{
     {Outcome::aborted, "aborted"},
     {Outcome::build_failed, "build-failed"},
     {Outcome::time_limit, "time-limit"},
+    {Outcome::disk_quota, "disk-quota"},
 }};
 
 } // namespace

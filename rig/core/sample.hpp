@@ -27,6 +27,7 @@ enum class Outcome {
     build_failed,    // the cell's git kernel, or a module workload against it, did not compile
     time_limit,      // a batch job's time limit (slurm.time) ended the sample before its own
                      // timeouts did: a hang, as far as the job can tell
+    disk_quota,      // the workload filled its share's cap (guest.share_limit): guest stopped
 };
 
 std::string_view to_string(Outcome outcome);

@@ -128,6 +128,9 @@ struct Guest {
     // Host folders the guest sees read-only besides its root (guest/root.hpp), at the same
     // paths: whatever a workload needs that a compile does not. Part of the cell.
     std::vector<std::string> host_paths;
+    // The most the workload may write to its share: a tmpfs of this size when rig is root
+    // (run/share_mount.hpp); past it, the sample is disk-quota. A limit, not the cell's.
+    uint64_t share_limit = uint64_t{4} << 30;
     std::string canonical() const;
 };
 

@@ -146,7 +146,8 @@ private:
             }
             char source[32];
             fd_path(sources[i], source);
-            if (::mount(source, target, nullptr, MS_BIND, nullptr) != 0)
+            // Recursive: a folder's own mounts (a capped share) come with it.
+            if (::mount(source, target, nullptr, MS_BIND | MS_REC, nullptr) != 0)
                 return false;
             if (bind.readonly &&
                 ::mount(nullptr, target, nullptr,

@@ -9,6 +9,7 @@
 #include "run/sample_collect.hpp"
 #include "run/sample_launch.hpp"
 #include "run/sample_watch.hpp"
+#include "run/share_mount.hpp"
 #include "util/clock.hpp"
 #include "util/file.hpp"
 #include "util/strings.hpp"
@@ -123,6 +124,14 @@ SampleRun run_sample(const SampleContext& context, const Pacing& pacing) {
     };
 
     fs::path share = context.dir / "share";
+    // A nearly full results folder boots nothing: the run stops, to resume once freed.
+    if (space.refuse_start())
+        return infra("the guest was not booted");
+    auto capped = ShareMount::mount(share, context.scenario.guest.share_limit);
+    if (!capped)
+        return infra(capped.error().message);
+    if (*capped)
+        space.watch_share(share, (*capped)->cap());
     auto launch = prepare_launch(context, share);
     if (!launch)
         return infra(launch.error().message);
@@ -136,6 +145,7 @@ SampleRun run_sample(const SampleContext& context, const Pacing& pacing) {
     if (!started)
         return infra(started.error().message);
     watch_guest(context, pacing, *launch, **started, launched, space, sample);
+    capped->reset();
     fs::remove_all(share, ec);
     if (!launch->spec.scratch_disk.empty())
         fs::remove(launch->spec.scratch_disk, ec);

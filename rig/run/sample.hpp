@@ -55,6 +55,8 @@ struct SampleContext {
 // share and the database live there, and a write that fails makes the sample say nothing
 // about the cell.
 inline constexpr uint64_t k_min_free_bytes = 1 << 20;
+// Below this, no sample starts: the run stops as for a folder that filled during one.
+inline constexpr uint64_t k_min_start_bytes = 16 << 20;
 
 struct SampleRun {
     core::Sample sample;

@@ -192,11 +192,14 @@ Expected<void> make_scratch_disk(const fs::path& file, uint64_t bytes) {
 }
 
 Expected<void> prepare_share(const core::Workload& workload, const fs::path& share) {
+    // Emptied, not removed: it may be a mount point (run/share_mount.hpp).
     std::error_code ec;
-    fs::remove_all(share, ec);
     fs::create_directories(share, ec);
+    for (auto it = fs::directory_iterator(share, ec); !ec && it != fs::directory_iterator();
+         it.increment(ec))
+        fs::remove_all(it->path(), ec);
     if (ec)
-        return fail(ErrorKind::infra, "cannot create " + share.string() + ": " + ec.message());
+        return fail(ErrorKind::infra, "cannot empty " + share.string() + ": " + ec.message());
     RIG_TRY(fill_share(workload, share));
     return date_back(share);
 }

@@ -31,6 +31,12 @@ void Watch::until_stop(core::SampleFacts& facts, std::string& note) {
         take_in(1 << 20);
         if (auto stop = stop_reason(facts)) {
             record(*stop, facts, note);
+            // A workload whose writes failed may end before a poll saw its share full.
+            m_space.look();
+            if (m_space.share_full() && !facts.share_full) {
+                facts.share_full = true;
+                note += m_space.share_reason();
+            }
             return;
         }
         if (m_context.on_tick)
@@ -84,6 +90,8 @@ std::optional<Stop> Watch::stop_reason(core::SampleFacts& facts) {
     m_space.look();
     if (m_space.full())
         return Stop::out_of_space;
+    if (m_space.share_full())
+        return Stop::share_full;
     return std::nullopt;
 }
 
@@ -110,6 +118,10 @@ void Watch::record(Stop stop, core::SampleFacts& facts, std::string& note) const
         facts.silent = true;
         note =
             "no output on console or result channel for " + whole_seconds(timeouts.silence) + "\n";
+        return;
+    case Stop::share_full:
+        facts.share_full = true;
+        note = m_space.share_reason();
         return;
     // The output (a panic), the exit status and the space watch say the rest.
     case Stop::vm_exited:

@@ -7,6 +7,7 @@
 #include "proc/cpu.hpp"
 #include "run/guest_output.hpp"
 #include "run/sample.hpp"
+#include "run/share_mount.hpp"
 #include "util/file.hpp"
 #include "util/follow.hpp"
 #include "vm/hypervisor.hpp"
@@ -41,12 +42,38 @@ class SpaceWatch final {
 public:
     explicit SpaceWatch(std::filesystem::path dir) : m_dir(std::move(dir)) {}
 
+    // The work share's own filesystem, capped at `cap` bytes (run/share_mount.hpp).
+    void watch_share(std::filesystem::path share, uint64_t cap) {
+        m_share = std::move(share);
+        m_share_cap = cap;
+    }
+
     void look() {
         if (auto free = util::available_bytes(m_dir); free && (!m_lowest || *free < *m_lowest))
             m_lowest = *free;
+        if (m_share_cap == 0)
+            return;
+        auto free = util::available_bytes(m_share);
+        m_share_full = m_share_full || (free && *free < k_share_full_bytes);
     }
-    bool full() const { return m_lowest && *m_lowest < k_min_free_bytes; }
+    bool full() const { return m_refused || (m_lowest && *m_lowest < k_min_free_bytes); }
+    // Too little room to start a sample in (its initramfs copy and logs alone take MiBs):
+    // the folder then counts as full, and the run stops as for one that filled.
+    bool refuse_start() {
+        look();
+        m_refused = m_lowest && *m_lowest < k_min_start_bytes;
+        return m_refused;
+    }
+    bool share_full() const { return m_share_full; }
+    std::string share_reason() const {
+        return "the workload filled its share, capped at " + std::to_string(m_share_cap >> 20) +
+               " MiB (guest.share_limit): the guest was stopped\n";
+    }
     std::string reason() const {
+        if (m_refused)
+            return "the host's folder " + m_dir.string() + " has " +
+                   std::to_string(m_lowest.value_or(0) >> 10) + " KiB free, less than the " +
+                   std::to_string(k_min_start_bytes >> 20) + " MiB a sample needs to start";
         return "the host's folder " + m_dir.string() + " ran out of space during the sample (" +
                std::to_string(m_lowest.value_or(0) >> 10) + " KiB free at the lowest)";
     }
@@ -54,6 +81,10 @@ public:
 private:
     std::filesystem::path m_dir;
     std::optional<uint64_t> m_lowest;
+    bool m_refused = false;
+    std::filesystem::path m_share;
+    uint64_t m_share_cap = 0;
+    bool m_share_full = false;
 };
 
 // Why rig stops watching a guest. The checks run in this order, so when several hold at
@@ -69,6 +100,7 @@ enum class Stop {
     silence,          // nothing on console or channel for timeouts.silence
     poweroff_overdue, // everything reported, but the guest will not power off
     out_of_space,     // the sample's folder filled: nothing after can be trusted
+    share_full,       // the workload filled its capped share: stopped, disk-quota
 };
 
 // One booted guest, watched until a Stop: its console and channel read as they grow,

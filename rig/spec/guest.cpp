@@ -15,8 +15,8 @@ using core::Located;
 
 namespace {
 
-const std::vector<std::string> k_guest_keys{"memory",   "cpus",    "accel",
-                                            "count_9p", "scratch", "host_paths"};
+const std::vector<std::string> k_guest_keys{"memory",  "cpus",       "accel",      "count_9p",
+                                            "scratch", "host_paths", "share_limit"};
 const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
 
 // Below this a guest kernel plus the build workload does not fit.
@@ -108,6 +108,16 @@ Expected<core::Guest> read_guest(const Context& context, const Entry& entry) {
                                 "scratch must be at most 1T (a sparse file per sample), got '" +
                                     text.value + "'");
             guest.scratch_bytes = *bytes;
+        } else if (key.key == "share_limit") {
+            Located text = RIG_TRY(read_scalar(context, key.value, key.path, "a size"));
+            auto bytes = util::parse_size(text.value);
+            constexpr uint64_t k_mib = 1ULL << 20;
+            if (!bytes || *bytes < k_mib || *bytes % k_mib != 0)
+                return error_at(context, text,
+                                "expected a whole number of MiB, at least 1M, such as 512M or "
+                                "8G, got '" +
+                                    text.value + "'");
+            guest.share_limit = *bytes;
         } else if (key.key == "host_paths") {
             guest.host_paths = RIG_TRY(read_host_paths(context, key));
         } else {

@@ -99,8 +99,9 @@ TEST(Debian, ADownloadCutShortIsFetchedAgainAndNeverUnpacked) {
     // downloads until their kernel is in the cache.
     const fs::path folder = cache / "debs" / package;
     fs::create_directories(folder);
-    auto download = rig::proc::run({"apt-get", "download", package},
-                                   rig::proc::RunOptions{std::chrono::minutes(10), folder, {}});
+    rig::proc::RunOptions options;
+    options.cwd = folder;
+    auto download = rig::proc::run({"apt-get", "download", package}, options);
     ASSERT_TRUE(download && download->exit_code == 0);
     fs::path deb;
     for (const auto& entry : fs::directory_iterator(folder))

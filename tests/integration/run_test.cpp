@@ -517,3 +517,36 @@ TEST(Run, ANormalUserRunsNinePAndFuseCellsAndIsToldWhyNotVirtiofs) {
         << rows[2];
     EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
 }
+
+// README "Security": a workload that writes past its share's cap (guest.share_limit) is
+// stopped and recorded as disk-quota, and the host's disk takes none of it: the share is
+// a tmpfs of the cap's size. This one would write forever, so only the cap stops it.
+TEST(Run, AWorkloadWritingPastItsShareCapIsDiskQuota) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "the capped share is a tmpfs rig mounts as root (CI runs as root)";
+    Scratch scratch("share-cap");
+    fs::path yaml = scratch.dir / "cap.yaml";
+    std::ofstream(yaml) << "name: share-cap\n"
+                           "kernels:\n  - {name: deb-6.1, debian: linux-image-6.1}\n"
+                           "matrix: {fs: [9p], cache: [none]}\n"
+                           "workload:\n  command: |\n"
+                           "    i=0; while :; do i=$((i + 1)); "
+                           "head -c 1048576 /dev/zero > \"f$i\" || sleep 0.2; done\n"
+                           "guest: {share_limit: 8M}\n"
+                           "timeouts: {boot: 3m, workload: 3m, silence: 2m}\n";
+    auto started = std::chrono::steady_clock::now();
+    auto result = run_rig({"--db", scratch.db, "run", yaml.string()}, k_run_timeout);
+    auto took = std::chrono::steady_clock::now() - started;
+    EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+    EXPECT_EQ(one(scratch.db, "SELECT outcome FROM samples"), "disk-quota");
+    EXPECT_NE(one(scratch.db, "SELECT evidence FROM samples").find("capped at 8 MiB"),
+              std::string::npos)
+        << one(scratch.db, "SELECT evidence FROM samples");
+    // Stopped by the cap, long before the workload's 3-minute timeout.
+    EXPECT_LT(took, std::chrono::minutes(2));
+    // The share's tmpfs is gone, with what the workload wrote.
+    EXPECT_EQ(sample_file(scratch, "f1"), "");
+    EXPECT_EQ(rig::test::read_text("/proc/self/mounts").find(scratch.dir.string()),
+              std::string::npos);
+    EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
+}

@@ -281,3 +281,22 @@ TEST(ResultsFolder, OneFolderPerDatabase) {
     // Under backend slurm the root is the shared folder; the database still names it.
     EXPECT_EQ(results_folder("/shared", "/home/u/slow.db", Kept::runs), "/shared/slow.db.runs");
 }
+
+// A workload that filled its capped share (guest.share_limit) is disk-quota, whatever it
+// did after its writes failed; a panic or the host's own full disk still say more.
+TEST(Classify, AFullShareIsDiskQuotaOverWhatTheWorkloadDidAfter) {
+    SampleFacts facts = clean();
+    facts.share_full = true;
+    facts.workload_exit = 1;
+    facts.error_lines = 3;
+    EXPECT_EQ(classify(facts), Outcome::disk_quota);
+    facts.ended = false;
+    facts.workload_timed_out = true;
+    EXPECT_EQ(classify(facts), Outcome::disk_quota);
+    facts.panic_on_console = true;
+    EXPECT_EQ(classify(facts), Outcome::kernel_panic);
+    facts.out_of_space = true;
+    EXPECT_EQ(classify(facts), Outcome::infra_error);
+    EXPECT_EQ(to_string(Outcome::disk_quota), "disk-quota");
+    EXPECT_EQ(parse_outcome("disk-quota"), Outcome::disk_quota);
+}

@@ -452,4 +452,22 @@ TEST(spec, debian_names_series_metapackage_and_exact_with_a_flavour_for_series) 
 }
 
 } // namespace
+TEST(spec, share_limit_is_a_limit_not_part_of_the_cell) {
+    auto plain = parse_scenario(k_head, "a.yaml");
+    auto capped = parse_scenario(k_head + "guest: {share_limit: 512M}\n", "b.yaml");
+    ASSERT_TRUE(plain && capped);
+    EXPECT_EQ(plain->guest.share_limit, uint64_t{4} << 30);
+    EXPECT_EQ(capped->guest.share_limit, uint64_t{512} << 20);
+    EXPECT_EQ(ids_of(*plain), ids_of(*capped));
+}
+
+TEST(spec, host_paths_are_part_of_the_cell) {
+    auto plain = parse_scenario(k_head, "a.yaml");
+    auto shared = parse_scenario(k_head + "guest: {host_paths: [/opt]}\n", "b.yaml");
+    ASSERT_TRUE(plain && shared) << (shared ? "" : shared.error().message);
+    EXPECT_EQ(shared->guest.host_paths, std::vector<std::string>{"/opt"});
+    EXPECT_EQ(shared->guest.canonical(), "memory=1024M;cpus=2;host_path=/opt");
+    EXPECT_NE(ids_of(*plain), ids_of(*shared));
+}
+
 } // namespace rig::spec
