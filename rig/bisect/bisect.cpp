@@ -453,6 +453,7 @@ Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hyp
     // Once per run: every step's guests get this accelerator.
     context.accel =
         RIG_TRY(settings.probe->accel(context.scenario.guest.accel, settings.cache_dir));
+    context.root = RIG_TRY(guest::prepare_guest_root(settings.cache_dir));
     RIG_TRY(db.finish_bisect(id, core::BisectStatus::running, "", ""));
     const std::string& good = context.info.good;
     const std::string& bad = context.info.bad;

@@ -11,6 +11,7 @@
 #include "core/cpu_set.hpp"
 #include "core/sample.hpp"
 #include "core/scenario.hpp"
+#include "guest/root.hpp"
 #include "run/cells.hpp"
 #include "store/store.hpp"
 #include "vm/hypervisor.hpp"
@@ -49,6 +50,8 @@ struct Context {
     std::shared_ptr<CommitBuilder> own_builder = nullptr;
     // The accelerator the guests get, chosen once when the driver starts.
     core::Accelerator accel = core::Accelerator::tcg;
+    // What the guests see of this host (guest/root.hpp), made once when the driver starts.
+    guest::GuestRoot root = {};
 };
 
 Expected<Context> load(int64_t id, store::Database& db, const Settings& settings);

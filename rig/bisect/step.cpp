@@ -293,7 +293,8 @@ Expected<std::vector<run::SampleRun>> take_batch(const Context& context,
              [](const std::string&) {},
              {},
              nullptr,
-             planned.cpus});
+             planned.cpus,
+             context.root});
     }
     if (contexts.size() == 1)
         return std::vector<run::SampleRun>{

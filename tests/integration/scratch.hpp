@@ -133,7 +133,9 @@ struct SeenGuests {
 // One look at the QEMU processes of a test's folder `needle`, added to `seen`; how many
 // it saw, so that a caller waiting for guests judges by the same look it recorded.
 inline size_t look_at_guests(const std::string& needle, SeenGuests& seen) {
-    static const std::regex sample_dir("/runs/[0-9]+/([0-9a-f]{12})/([0-9]+)/");
+    // In a path QEMU opens, or in the -name of a QEMU run as rig-qemu (vm/qemu_user.hpp),
+    // which ends with the folder.
+    static const std::regex sample_dir("/runs/[0-9]+/([0-9a-f]{12})/([0-9]+)[/ ]");
     auto guests = qemu_threads(needle);
     seen.most_at_once = std::max(seen.most_at_once, guests.size());
     for (const auto& guest : guests) {
