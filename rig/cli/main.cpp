@@ -5,6 +5,7 @@
 #include "cli/kernel.hpp"
 #include "cli/report.hpp"
 #include "rig_config.hpp"
+#include "run/share_mount.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -51,6 +52,8 @@ std::pair<CLI::App*, CLI::Option*> add_run_command(CLI::App& app, RunCommandOpti
 } // namespace
 
 int main(int argc, char** argv) {
+    // Before any thread: the share mounts of this rig die with it (run/share_mount.hpp).
+    rig::run::enter_private_mounts();
     CLI::App app{"rig: regression hunting for Linux filesystem caching across kernel builds"};
     app.set_version_flag("--version", RIG_VERSION);
     app.require_subcommand(1);

@@ -127,7 +127,9 @@ SampleRun run_sample(const SampleContext& context, const Pacing& pacing) {
     // A nearly full results folder boots nothing: the run stops, to resume once freed.
     if (space.refuse_start())
         return infra("the guest was not booted");
-    auto capped = ShareMount::mount(share, context.scenario.guest.share_limit);
+    // libvirtd's QEMU would see the folder under the mount: its shares are not capped.
+    auto capped = ShareMount::mount(
+        share, context.hypervisor.sees_rigs_mounts() ? context.scenario.guest.share_limit : 0);
     if (!capped)
         return infra(capped.error().message);
     if (*capped)

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <sched.h>
 #include <sys/mount.h>
 #include <unistd.h>
 
@@ -10,12 +11,24 @@ namespace rig::run {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+bool g_private_mounts = false;
+
+} // namespace
+
+bool enter_private_mounts() {
+    g_private_mounts = ::geteuid() == 0 && ::unshare(CLONE_NEWNS) == 0 &&
+                       ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
+    return g_private_mounts;
+}
+
 Expected<std::unique_ptr<ShareMount>> ShareMount::mount(const fs::path& share, uint64_t cap) {
     std::error_code ec;
     fs::create_directories(share, ec);
     if (ec)
         return fail(ErrorKind::infra, "cannot create " + share.string() + ": " + ec.message());
-    if (::geteuid() != 0 || cap == 0)
+    if (!g_private_mounts || cap == 0)
         return std::unique_ptr<ShareMount>();
     // A tmpfs takes no time to make, and its pages only as the workload writes them.
     std::string options = "size=" + std::to_string(cap) + ",mode=0755";

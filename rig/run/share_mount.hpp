@@ -11,10 +11,16 @@
 
 namespace rig::run {
 
+// Moves rig into a mount namespace of its own (private, so nothing propagates to the
+// host's), where the share mounts it makes vanish with it and its children, even after
+// kill -9. First thing in main, before any thread: it moves the calling thread alone.
+// False where it cannot (not root, or no CAP_SYS_ADMIN): shares are then not capped.
+bool enter_private_mounts();
+
 class ShareMount final {
 public:
     // `share` made and a tmpfs of `cap` bytes mounted on it; nullptr (nothing mounted,
-    // the share an ordinary folder) when rig is not root, which may not mount.
+    // the share an ordinary folder) without a private mount namespace or with cap 0.
     static Expected<std::unique_ptr<ShareMount>> mount(const std::filesystem::path& share,
                                                        uint64_t cap);
     // Unmounted (lazily, should QEMU still hold it) with what it holds.

@@ -86,6 +86,9 @@ public:
     virtual Expected<void> reachable() { return {}; }
     // Whether a virtiofs share's `log_requests` is honoured (virtiofsd started by rig).
     virtual bool logs_virtiofs_requests() const { return false; }
+    // Whether its guests' QEMU starts from rig, in rig's mount namespace, and so sees a
+    // share rig mounted (run/share_mount.hpp); libvirtd's QEMU does not.
+    virtual bool sees_rigs_mounts() const { return false; }
     // Whether the programs that start guests with shares of these kinds are installed.
     // Asked before a run begins, so that a missing one is a clear error, not a run full of
     // infra-error samples. A backend that starts them elsewhere (libvirt) has none to find.

@@ -191,6 +191,7 @@ class QemuHypervisor final : public Hypervisor {
 public:
     std::string name() const override { return "qemu"; }
     bool logs_virtiofs_requests() const override { return true; }
+    bool sees_rigs_mounts() const override { return true; }
     Expected<std::vector<core::HostCpu>> host_cpus() override { return host::local_cpus(); }
 
     Expected<void> find_programs(const std::set<ShareKind>& kinds) const override {
