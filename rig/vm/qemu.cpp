@@ -239,7 +239,9 @@ public:
         options.cpus = spec.host_cpus;
         GuestSpec seen = spec;
         fs::path handed_over;
-        if (auto account = RIG_TRY(host::qemu_account())) {
+        if (!m_account)
+            return tl::unexpected(m_account.error());
+        if (const std::optional<host::Account>& account = *m_account) {
             // rig is root: QEMU runs as its own user, which sees rig's files through binds.
             SeenSpec bound = RIG_TRY(seen_by_user(spec));
             RIG_TRY(hand_over(spec, *account));
@@ -267,6 +269,9 @@ public:
     }
 
 private:
+    // Who QEMU runs as (host::qemu_account), looked up once for every guest this starts.
+    const Expected<std::optional<host::Account>> m_account = host::qemu_account();
+
     // For a developer who wants to boot the same guest by hand: one argument a line.
     // rig never reads it back or runs it.
     static void write_argv(const fs::path& file, const std::vector<std::string>& argv) {
