@@ -51,4 +51,15 @@ Expected<std::optional<Account>> qemu_account() {
     return account;
 }
 
+proc::Credentials credentials(const Account& account) {
+    return {account.uid, account.gid, account.groups};
+}
+
+Expected<std::optional<proc::Credentials>> untrusted_user() {
+    auto account = RIG_TRY(qemu_account());
+    if (!account)
+        return std::optional<proc::Credentials>();
+    return std::optional<proc::Credentials>(credentials(*account));
+}
+
 } // namespace rig::host

@@ -2,6 +2,7 @@
 // Local user accounts, looked up safely from any thread (guests of --jobs start at once).
 #pragma once
 
+#include "proc/process.hpp"
 #include "util/error.hpp"
 
 #include <optional>
@@ -33,5 +34,13 @@ inline constexpr const char* k_qemu_account = "rig-qemu";
 // rig's own user's QEMU runs as rig: nullopt. As root, the k_qemu_account account, or an
 // error that says how to create it.
 Expected<std::optional<Account>> qemu_account();
+
+// Who `account` is to a spawned child.
+proc::Credentials credentials(const Account& account);
+
+// Whom the code rig did not write runs as (a git kernel tree's Makefiles; QEMU and the
+// guest's kernel have their own spawns): the qemu_account() user when rig is root, rig's
+// own user (nullopt) otherwise.
+Expected<std::optional<proc::Credentials>> untrusted_user();
 
 } // namespace rig::host

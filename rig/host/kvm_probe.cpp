@@ -83,8 +83,8 @@ Expected<ProbeBoot> boot_probe_guest(core::Accelerator accel, const fs::path& fo
             return fail(ErrorKind::infra, "cannot give " + disk.string() + " to " + account->name +
                                               ": " + std::strerror(errno));
         seen = fs::path(proc::k_bind_root) / disk.filename();
-        options.user = proc::Credentials{account->uid, account->gid, account->groups};
-        options.binds = {{disk, seen, false}};
+        options.confinement.user = credentials(*account);
+        options.confinement.binds = {{disk, seen, false}};
     }
     proc::RunResult result = RIG_TRY(run(probe_argv(accel, seen), options));
     return probe_outcome(result);

@@ -51,9 +51,20 @@ void drain(Stream& stream, std::array<char, 65536>& buffer) {
         stream.fd.reset();
 }
 
-// The user and binds a child gets, as it makes them (spawn.cpp, ChildSetup).
-Expected<void> add_user(Launch& launch, const std::optional<Credentials>& user,
-                        const std::vector<Bind>& binds) {
+// The user, binds and network a child gets, as it makes them (spawn.cpp, ChildSetup).
+Expected<void> confine(Launch& launch, const Confinement& confinement) {
+    const std::optional<Credentials>& user = confinement.user;
+    const std::vector<Bind>& binds = confinement.binds;
+    if (confinement.no_network) {
+        launch.new_network = true;
+        if (::geteuid() != 0) {
+            // Written by the child into its own maps: only its user, as itself.
+            launch.uid_map =
+                std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
+            launch.gid_map =
+                std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1\n";
+        }
+    }
     if (user) {
         launch.drop_user = true;
         launch.uid = user->uid;
@@ -70,6 +81,8 @@ Expected<void> add_user(Launch& launch, const std::optional<Credentials>& user,
                                           std::to_string(Launch::k_most_mounts) + " binds");
     const std::filesystem::path root = k_bind_root;
     launch.mount_root = root.string();
+    launch.mount_root_options =
+        confinement.writable_bind_root ? "mode=1777,size=1g" : "mode=0755,size=64k";
     for (const Bind& bind : binds) {
         if (bind.target.parent_path() != root || bind.target.filename().empty())
             return fail(ErrorKind::infra, "cannot start " + launch.name + ": bind target " +
@@ -94,7 +107,7 @@ Expected<RunResult> run(const std::vector<std::string>& argv, const RunOptions& 
     auto err_pipe = RIG_TRY(make_pipe());
     auto null_in = RIG_TRY(open_fd("/dev/null", O_RDONLY));
     launch.stdio = {null_in.get(), out_pipe.write.get(), err_pipe.write.get()};
-    RIG_TRY(add_user(launch, options.user, options.binds));
+    RIG_TRY(confine(launch, options.confinement));
 
     const auto deadline = deadline_after(options.timeout);
     Group group(RIG_TRY(spawn_group(launch)));
@@ -221,7 +234,7 @@ Expected<std::unique_ptr<Child>> Child::spawn(const std::vector<std::string>& ar
         }
         launch.affinity = mask;
     }
-    RIG_TRY(add_user(launch, options.user, options.binds));
+    RIG_TRY(confine(launch, options.confinement));
     Spawned spawned = RIG_TRY(spawn_group(launch));
     return std::unique_ptr<Child>(new Child(std::make_unique<Impl>(spawned)));
 }

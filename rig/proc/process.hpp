@@ -35,13 +35,29 @@ struct Bind {
     bool readonly = false;
 };
 
+// What a child may reach beyond rig's own rights being narrowed: whom it runs as, what it
+// sees of rig's files, and whether it has a network.
+struct Confinement {
+    // Run as this user: supplementary groups, then group and user are set before exec,
+    // after the binds. nullopt: rig's own user.
+    std::optional<Credentials> user;
+    // Made in a mount namespace of the child's own (needs root, so only with `user`).
+    std::vector<Bind> binds;
+    // k_bind_root is a /tmp the child's user may write to (mode 1777, up to 1 GiB) rather
+    // than a small folder only the binds are made in: a compiler's temporary files.
+    bool writable_bind_root = false;
+    // A network namespace of the child's own, with nothing in it but a loopback that is
+    // down. As root directly; as a normal user inside a user namespace that maps only
+    // rig's own user (and so gives no right rig lacks).
+    bool no_network = false;
+};
+
 struct RunOptions {
     std::chrono::milliseconds timeout{std::chrono::minutes(10)};
     std::filesystem::path cwd;              // empty: inherit
     std::map<std::string, std::string> env; // added to the inherited environment
     size_t max_output = 1 << 20;            // per stream; the tail beyond is dropped
-    std::optional<Credentials> user;        // as in SpawnOptions
-    std::vector<Bind> binds;
+    Confinement confinement;
 };
 
 struct RunResult {
@@ -73,11 +89,7 @@ struct SpawnOptions {
     std::filesystem::path stderr_file; // empty: same as stdout_file
     // The CPUs the child and all its threads may run on; empty: rig's own.
     std::vector<int> cpus;
-    // Run as this user: supplementary groups, then group and user are set before exec,
-    // after the binds. nullopt: rig's own user.
-    std::optional<Credentials> user;
-    // Made in a mount namespace of the child's own (needs root, so only with `user`).
-    std::vector<Bind> binds;
+    Confinement confinement;
 };
 
 // A long-running child such as QEMU, virtiofsd or make, with stdin from /dev/null, in its

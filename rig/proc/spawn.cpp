@@ -61,6 +61,8 @@ public:
         // terminal's Ctrl-C reaches only rig, which then shuts children down in order.
         if (::setpgid(0, 0) != 0)
             die("setpgid failed");
+        if (m_launch.new_network && !enter_network_namespace())
+            die("cannot give the child a network namespace of its own");
         if (!m_launch.mounts.empty() && !make_mounts())
             die("cannot make the child's binds");
         if (m_launch.drop_user && !drop_user())
@@ -130,7 +132,7 @@ private:
                 return false;
         }
         if (::mount("rig", m_launch.mount_root.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
-                    "mode=0755,size=64k") != 0)
+                    m_launch.mount_root_options.c_str()) != 0)
             return false;
         for (size_t i = 0; i < count; ++i) {
             const Launch::Mount& bind = m_launch.mounts[i];
@@ -156,6 +158,27 @@ private:
             ::close(sources[i]);
         }
         return true;
+    }
+
+    // As root a new network namespace alone; as a normal user, one inside a new user
+    // namespace that maps rig's user and group to themselves (setgroups denied first, as
+    // the kernel requires of an unprivileged gid_map). Async-signal-safe calls only.
+    bool enter_network_namespace() const {
+        if (m_launch.uid_map.empty())
+            return ::unshare(CLONE_NEWNET) == 0;
+        return ::unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0 &&
+               write_file("/proc/self/setgroups", "deny") &&
+               write_file("/proc/self/uid_map", m_launch.uid_map) &&
+               write_file("/proc/self/gid_map", m_launch.gid_map);
+    }
+
+    static bool write_file(const char* path, std::string_view text) {
+        int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+            return false;
+        bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+        ::close(fd);
+        return written;
     }
 
     // "/proc/self/fd/N" without the allocator, which another thread may have held at fork.

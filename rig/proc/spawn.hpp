@@ -45,6 +45,12 @@ struct Launch {
     std::vector<Mount> mounts; // at most k_most_mounts
     static constexpr size_t k_most_mounts = 16;
     std::string mount_root; // the tmpfs the targets are made in
+    std::string mount_root_options;
+    // A network namespace of its own; as a normal user inside a user namespace whose maps
+    // (these lines, empty as root) give it rig's user alone.
+    bool new_network = false;
+    std::string uid_map;
+    std::string gid_map;
     // The user the child becomes; groups is the supplementary list.
     bool drop_user = false;
     uid_t uid = 0;

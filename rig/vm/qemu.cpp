@@ -253,8 +253,8 @@ public:
             // Its paths are the binds': its name says which sample's folder it serves, so
             // that `ps` (and a test looking for orphans) can tell.
             seen.name = spec.name + " in " + spec.runtime_dir.string();
-            options.binds = std::move(bound.binds);
-            options.user = proc::Credentials{account->uid, account->gid, account->groups};
+            options.confinement.binds = std::move(bound.binds);
+            options.confinement.user = host::credentials(*account);
         }
         auto argv = qemu_argv(seen, sockets);
         write_argv(spec.runtime_dir / "qemu.argv", argv);

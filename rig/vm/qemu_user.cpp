@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "vm/qemu_user.hpp"
 
+#include "proc/ownership.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <sys/stat.h>
@@ -59,26 +61,6 @@ private:
     std::vector<proc::Bind> m_binds;
 };
 
-Expected<void> change_owner(const fs::path& path, uid_t uid, gid_t gid) {
-    if (::lchown(path.c_str(), uid, gid) != 0)
-        return fail(ErrorKind::infra, "cannot give " + path.string() + " to uid " +
-                                          std::to_string(uid) + ": " + std::strerror(errno));
-    return {};
-}
-
-Expected<void> change_owner_all(const fs::path& path, uid_t uid, gid_t gid) {
-    RIG_TRY(change_owner(path, uid, gid));
-    std::error_code ec;
-    if (!fs::is_directory(fs::symlink_status(path, ec)))
-        return {};
-    for (auto it = fs::recursive_directory_iterator(path, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-        RIG_TRY(change_owner(it->path(), uid, gid));
-    if (ec)
-        return fail(ErrorKind::infra, "cannot walk " + path.string() + ": " + ec.message());
-    return {};
-}
-
 } // namespace
 
 Expected<SeenSpec> seen_by_user(const GuestSpec& spec) {
@@ -102,7 +84,7 @@ Expected<SeenSpec> seen_by_user(const GuestSpec& spec) {
 }
 
 Expected<void> hand_over(const GuestSpec& spec, const host::Account& account) {
-    RIG_TRY(change_owner_all(spec.runtime_dir, account.uid, account.gid));
+    RIG_TRY(proc::give_all(spec.runtime_dir, account.uid, account.gid));
     if (::chmod(spec.runtime_dir.c_str(), 0700) != 0)
         return fail(ErrorKind::infra,
                     "cannot close " + spec.runtime_dir.string() + ": " + std::strerror(errno));
@@ -110,15 +92,15 @@ Expected<void> hand_over(const GuestSpec& spec, const host::Account& account) {
     for (const Share& share : spec.shares)
         if (share.kind == ShareKind::v9p && !share.readonly &&
             inside(fs::absolute(share.path), runtime).empty())
-            RIG_TRY(change_owner_all(share.path, account.uid, account.gid));
+            RIG_TRY(proc::give_all(share.path, account.uid, account.gid));
     if (!spec.scratch_disk.empty() && inside(fs::absolute(spec.scratch_disk), runtime).empty())
-        RIG_TRY(change_owner(spec.scratch_disk, account.uid, account.gid));
+        RIG_TRY(proc::give(spec.scratch_disk, account.uid, account.gid));
     return {};
 }
 
 void take_back(const fs::path& runtime_dir) {
     // Best effort: a file left to the user changes no result, and the guest is gone.
-    (void)change_owner_all(runtime_dir, ::geteuid(), ::getegid());
+    (void)proc::give_all(runtime_dir, ::geteuid(), ::getegid());
     ::chmod(runtime_dir.c_str(), 0755);
 }
 

@@ -6,6 +6,7 @@
 #include "temp_dir.hpp"
 #include "util/file.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -14,8 +15,10 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <time.h>
@@ -627,8 +630,8 @@ TEST(Child, RunsAsAnotherUserSeeingOnlyItsBinds) {
 
     SpawnOptions options;
     options.stdout_file = out;
-    options.user = Credentials{65534, 65534, {65534}};
-    options.binds = {{closed / "kernel", "/tmp/kernel", true}};
+    options.confinement.user = Credentials{65534, 65534, {65534}};
+    options.confinement.binds = {{closed / "kernel", "/tmp/kernel", true}};
     std::string script = "id -u; id -G; cat /tmp/kernel; echo; "
                          "cat " +
                          (closed / "kernel").string() +
@@ -643,14 +646,64 @@ TEST(Child, RunsAsAnotherUserSeeingOnlyItsBinds) {
     EXPECT_TRUE(fs::exists(dir.path() / "host-tmp-file"));
 }
 
+// /proc/self/net/dev: two header lines, then one per device the child's network
+// namespace has. A confined child has the loopback alone.
+size_t network_devices(const RunOptions& options) {
+    auto result = run({"cat", "/proc/self/net/dev"}, options);
+    EXPECT_TRUE(result) << (result ? "" : result.error().message);
+    if (!result || result->exit_code != 0)
+        return 0;
+    size_t lines = static_cast<size_t>(std::count(result->out.begin(), result->out.end(), '\n'));
+    return lines - 2;
+}
+
+TEST(Run, NoNetworkLeavesTheChildALoopbackAloneWhetherRigIsRootOrNot) {
+    RunOptions options;
+    options.confinement.no_network = true;
+    EXPECT_EQ(network_devices(options), 1u);
+    if (::geteuid() != 0)
+        return;
+    // As a normal user: a user namespace of its own first (the path rig takes when it is
+    // not root), in a forked copy of this test that gives up root.
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        // Dumpable again after the change of user, as a process started by a normal user
+        // is: its /proc/self files are then its own to write its maps into.
+        if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0 ||
+            ::prctl(PR_SET_DUMPABLE, 1) != 0)
+            ::_exit(2);
+        auto result = run({"sh", "-c", "id -u; tail -n +3 /proc/self/net/dev | wc -l"}, options);
+        ::_exit(result && result->exit_code == 0 && result->out == "65534\n1\n" ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST(Run, AWritableBindRootIsATmpTheUserMayWriteTo) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "dropping to another user needs root (CI runs as root)";
+    RunOptions options;
+    options.confinement.user = Credentials{65534, 65534, {}};
+    options.confinement.binds = {{"/etc/hostname", "/tmp/hostname", true}};
+    auto small = run({"sh", "-c", "echo x > /tmp/mine && echo wrote"}, options);
+    ASSERT_TRUE(small) << small.error().message;
+    EXPECT_EQ(small->out, "");
+    options.confinement.writable_bind_root = true;
+    auto writable = run({"sh", "-c", "echo x > /tmp/mine && echo wrote"}, options);
+    ASSERT_TRUE(writable) << writable.error().message;
+    EXPECT_EQ(writable->out, "wrote\n");
+}
+
 TEST(Child, BindsNeedAUserAndATargetInTheBindRoot) {
     SpawnOptions options;
-    options.binds = {{"/etc/hostname", "/tmp/hostname", true}};
+    options.confinement.binds = {{"/etc/hostname", "/tmp/hostname", true}};
     auto without_user = Child::spawn({"true"}, options);
     ASSERT_FALSE(without_user);
     EXPECT_NE(without_user.error().message.find("need a user"), std::string::npos);
-    options.user = Credentials{65534, 65534, {}};
-    options.binds = {{"/etc/hostname", "/var/tmp/hostname", true}};
+    options.confinement.user = Credentials{65534, 65534, {}};
+    options.confinement.binds = {{"/etc/hostname", "/var/tmp/hostname", true}};
     auto elsewhere = Child::spawn({"true"}, options);
     ASSERT_FALSE(elsewhere);
     EXPECT_NE(elsewhere.error().message.find("is not in /tmp"), std::string::npos);
