@@ -3,6 +3,7 @@
 #include "bisect/builder.hpp"
 
 #include "guest/initramfs.hpp"
+#include "host/account.hpp"
 #include "run/kernel_records.hpp"
 
 namespace rig::bisect {
@@ -21,6 +22,7 @@ public:
         kernel::BuildSettings build;
         build.cache = m_cache;
         build.interrupted = &interrupted;
+        build.make_user = RIG_TRY(host::untrusted_user());
         std::string last_phase;
         build.progress = [&](const kernel::BuildProgress& status) {
             if (status.phase == last_phase)

@@ -4,6 +4,7 @@
 #include "cli/kernel.hpp"
 
 #include "core/matrix.hpp"
+#include "host/account.hpp"
 #include "kernel/artifact.hpp"
 #include "kernel/build.hpp"
 #include "report/table.hpp"
@@ -159,13 +160,22 @@ Expected<int> build_one(store::Database& db, const core::Kernel& spec,
 
 int config_command(const KernelCommandOptions& options) {
     // No interrupt flag: Ctrl-C may end rig at once, there is no long make to stop.
-    return each_git_kernel(options.file, {}, configure_one);
+    kernel::BuildSettings settings;
+    auto user = host::untrusted_user();
+    if (!user)
+        return report_error(user.error());
+    settings.make_user = *user;
+    return each_git_kernel(options.file, settings, configure_one);
 }
 
 int build_command(store::Database& db, const KernelCommandOptions& options) {
     kernel::BuildSettings settings;
     settings.jobs = options.jobs;
     settings.interrupted = &catch_interrupts();
+    auto user = host::untrusted_user();
+    if (!user)
+        return report_error(user.error());
+    settings.make_user = *user;
     wait_for_locks(db, *settings.interrupted);
     return each_git_kernel(options.file, settings, std::bind_front(build_one, std::ref(db)));
 }

@@ -6,12 +6,15 @@
 #include "kernel/builder.hpp"
 #include "kernel/checkout.hpp"
 #include "kernel/configure.hpp"
+#include "kernel/confine.hpp"
 #include "kernel/gc.hpp"
 #include "kernel/make.hpp"
 #include "kernel/seed.hpp"
+#include "proc/ownership.hpp"
 #include "util/file.hpp"
 #include "util/strings.hpp"
 
+#include <unistd.h>
 #include <variant>
 
 namespace rig::kernel {
@@ -27,10 +30,9 @@ fs::path absolute_from(const fs::path& base, const std::string& path) {
 }
 
 // The built kernel (and its modules) copied out of the build folder into the cache.
-Expected<Artifact> collect_artifact(const fs::path& src, const fs::path& out, bool modules,
-                                    const std::vector<std::string>& make_base,
-                                    const fs::path& cache, const fs::path& index,
-                                    Builder& builder) {
+Expected<Artifact> collect_artifact(ConfinedTree& tree, bool modules, const fs::path& cache,
+                                    const fs::path& index, Builder& builder) {
+    const fs::path& out = tree.real_out();
     fs::path staging = RIG_TRY(make_staging(cache));
     std::error_code ec;
     Artifact artifact;
@@ -43,9 +45,14 @@ Expected<Artifact> collect_artifact(const fs::path& src, const fs::path& out, bo
         return fail(ErrorKind::infra,
                     "cannot copy the kernel from " + out.string() + ": " + ec.message());
     if (modules) {
-        std::vector<std::string> install = make_base;
-        install.insert(install.end(), {"INSTALL_MOD_PATH=" + staging.string(), "modules_install"});
-        RIG_TRY(builder.run_checked(install, src));
+        fs::path seen_staging = tree.writable(staging, "staging");
+        RIG_TRY(tree.hand_over());
+        RIG_TRY(
+            builder.run_checked({"make", "-C", tree.src().string(), "O=" + tree.out().string(),
+                                 "INSTALL_MOD_PATH=" + seen_staging.string(), "modules_install"},
+                                "/", tree.confinement()));
+        // rig's own again: the cache holds nothing the build's user may change.
+        RIG_TRY(proc::give_all(staging, ::geteuid(), ::getegid()));
         // Links back into the build folders; a guest needs neither.
         fs::remove(staging / "lib/modules" / artifact.release / "build", ec);
         fs::remove(staging / "lib/modules" / artifact.release / "source", ec);
@@ -120,20 +127,18 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
 
     const fs::path out = repo_dir / ("build-" + result.config_hash);
     RIG_TRY(seed_build_folder(repo_dir, out, builder));
-    auto [problems, actual] = RIG_TRY(configure(src, out, resolved.config, builder));
+    ConfinedTree tree(settings, src, out);
+    auto [problems, actual] = RIG_TRY(configure(tree, resolved.config, builder));
     if (!problems.empty())
         return finish(core::BuildOutcome::config_error, util::join(problems, "\n"));
 
     bool modules = uses_modules(actual);
     builder.report(modules ? "building (with modules)" : "building");
-    std::vector<std::string> make_base{"make", "-C", src.string(), "O=" + out.string()};
-    if (auto errors =
-            RIG_TRY(run_make(builder, make_base, modules, out, settings, result.config_hash)))
+    if (auto errors = RIG_TRY(run_make(builder, tree, modules, settings, result.config_hash)))
         return finish(core::BuildOutcome::build_failed, *errors);
 
     builder.report("collecting");
-    result.artifact =
-        RIG_TRY(collect_artifact(src, out, modules, make_base, settings.cache, index, builder));
+    result.artifact = RIG_TRY(collect_artifact(tree, modules, settings.cache, index, builder));
     return finish(core::BuildOutcome::ok, "");
 }
 
@@ -158,8 +163,8 @@ Expected<ConfigResult> configure_git(const GitRequest& request, const BuildSetti
     // Not a build folder: one without objects would keep the config's first build from
     // being seeded by a finished one.
     const fs::path out = repo_dir / ("config-" + result.config_hash);
-    auto [problems, actual] =
-        RIG_TRY(configure(std::get<fs::path>(checked_out), out, resolved.config, builder));
+    ConfinedTree tree(settings, std::get<fs::path>(checked_out), out);
+    auto [problems, actual] = RIG_TRY(configure(tree, resolved.config, builder));
     result.outcome = problems.empty() ? core::BuildOutcome::ok : core::BuildOutcome::config_error;
     result.error_lines = util::join(problems, "\n");
     result.requested = resolved.config.values.size();

@@ -7,6 +7,7 @@
 #include "core/scenario.hpp"
 #include "core/status.hpp"
 #include "kernel/artifact.hpp"
+#include "proc/process.hpp"
 #include "util/error.hpp"
 
 #include <atomic>
@@ -69,6 +70,9 @@ struct BuildSettings {
     // ErrorKind::interrupted (nothing recorded), so Ctrl-C does not wait for a cold build.
     // make deletes its half-written targets.
     const std::atomic<bool>* interrupted = nullptr;
+    // Whom a git tree's Makefiles run as (kernel/confine.hpp): the unprivileged user when
+    // rig is root; nullopt runs them as rig's own user. Without a network either way.
+    std::optional<proc::Credentials> make_user;
 };
 
 struct BuildResult {

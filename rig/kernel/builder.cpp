@@ -39,13 +39,16 @@ void Builder::log(const std::string& text) {
 }
 
 Expected<proc::RunResult> Builder::run(const std::vector<std::string>& argv, const fs::path& cwd,
-                                       std::chrono::minutes timeout) {
+                                       const proc::Confinement& confinement,
+                                       const std::map<std::string, std::string>& env) {
     log("$ " + util::join(argv, " "));
     proc::RunOptions options;
     options.cwd = cwd;
-    options.timeout = timeout;
+    options.timeout = std::chrono::minutes(30);
+    options.confinement = confinement;
     // git and the kernel's own scripts alike: messages rig reads, no prompt.
     options.env = proc::git_environment();
+    options.env.insert(env.begin(), env.end());
     auto result = RIG_TRY(proc::run(argv, options));
     log(result.out);
     log(result.err);
@@ -55,8 +58,9 @@ Expected<proc::RunResult> Builder::run(const std::vector<std::string>& argv, con
 }
 
 Expected<proc::RunResult> Builder::run_checked(const std::vector<std::string>& argv,
-                                               const fs::path& cwd) {
-    auto result = RIG_TRY(run(argv, cwd));
+                                               const fs::path& cwd,
+                                               const proc::Confinement& confinement) {
+    auto result = RIG_TRY(run(argv, cwd, confinement));
     if (result.exit_code != 0)
         return fail(ErrorKind::infra,
                     util::join(argv, " ") + " failed (exit " + std::to_string(result.exit_code) +

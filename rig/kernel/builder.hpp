@@ -43,20 +43,24 @@ public:
     void log(const std::string& text);
     const std::filesystem::path& log_path() const { return m_log_path; }
 
-    // Runs a command to completion with its output in the log.
+    // Runs a command to completion with its output in the log. A make on a git tree
+    // passes its tree's confinement (kernel/confine.hpp) and no `cwd`.
     Expected<proc::RunResult> run(const std::vector<std::string>& argv,
                                   const std::filesystem::path& cwd,
-                                  std::chrono::minutes timeout = std::chrono::minutes(30));
+                                  const proc::Confinement& confinement = {},
+                                  const std::map<std::string, std::string>& env = {});
 
     // Like run(), but a non-zero exit is an infrastructure error.
     Expected<proc::RunResult> run_checked(const std::vector<std::string>& argv,
-                                          const std::filesystem::path& cwd);
+                                          const std::filesystem::path& cwd,
+                                          const proc::Confinement& confinement = {});
 
     // The long make run, in make.cpp with the rest of running make: its output goes to a
     // file that is read while it grows, to count objects for the progress line. Returns
     // make's exit status.
     Expected<int> make(const std::vector<std::string>& argv, const std::filesystem::path& make_log,
-                       const std::map<std::string, std::string>& env);
+                       const std::map<std::string, std::string>& env,
+                       const proc::Confinement& confinement);
     size_t objects() const { return m_objects; }
 
 private:

@@ -4,6 +4,7 @@
 
 #include "kernel/builder.hpp"
 #include "kernel/config.hpp"
+#include "kernel/confine.hpp"
 #include "util/error.hpp"
 
 #include <filesystem>
@@ -13,10 +14,10 @@
 
 namespace rig::kernel {
 
-// tinyconfig, the fragments and options merged in, olddefconfig. Returns the options that
-// did not survive olddefconfig (empty when all did) and the resolved values.
+// tinyconfig, the fragments and options merged in, olddefconfig, in the tree's build
+// folder, confined. Returns the options that did not survive olddefconfig (empty when all
+// did) and the resolved values.
 Expected<std::pair<std::vector<std::string>, ConfigValues>>
-configure(const std::filesystem::path& src, const std::filesystem::path& out,
-          const RequestedConfig& config, Builder& builder);
+configure(const ConfinedTree& tree, const RequestedConfig& config, Builder& builder);
 
 } // namespace rig::kernel

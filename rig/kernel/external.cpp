@@ -5,8 +5,12 @@
 #include "kernel/builder.hpp"
 #include "kernel/checkout.hpp"
 #include "kernel/configure.hpp"
+#include "kernel/make.hpp"
 #include "kernel/module.hpp"
+#include "proc/ownership.hpp"
 #include "util/strings.hpp"
+
+#include <unistd.h>
 
 namespace rig::kernel {
 
@@ -34,7 +38,8 @@ Expected<ExternalBuild> build_external_module(const GitRequest& request,
     // have been built there since, so the tree is configured and prepared again for this
     // one (incremental: seconds when nothing changed).
     const fs::path out = repository.dir / ("build-" + resolved.config_hash);
-    auto [problems, actual] = RIG_TRY(configure(src, out, resolved.config, builder));
+    ConfinedTree tree(settings, src, out);
+    auto [problems, actual] = RIG_TRY(configure(tree, resolved.config, builder));
     if (!problems.empty()) {
         result.outcome = core::BuildOutcome::config_error;
         result.error_lines = util::join(problems, "\n");
@@ -45,24 +50,28 @@ Expected<ExternalBuild> build_external_module(const GitRequest& request,
         result.error_lines = "CONFIG_MODULES is not set in this kernel's .config";
         return result;
     }
-    // The compiler and identity the kernel was built with: kbuild rebuilds what a changed
-    // command line reaches, and a module's vermagic must be the kernel's.
-    std::vector<std::string> extra;
-    if (proc::find_program("ccache"))
-        extra.push_back("CC=ccache gcc");
-    extra.insert(extra.end(), k_build_identity.begin(), k_build_identity.end());
+    // The compiler, ccache folder and identity the kernel was built with: kbuild rebuilds
+    // what a changed command line reaches, and a module's vermagic must be the kernel's.
+    MakeTools tools = make_tools(tree, settings);
+    const fs::path seen_module = tree.writable(module_dir, "module");
+    RIG_TRY(tree.hand_over());
     std::vector<std::string> prepare{
-        "make", "-C", src.string(), "O=" + out.string(),
+        "make", "-C", tree.src().string(), "O=" + tree.out().string(),
         "-j" + std::to_string(settings.jobs > 0 ? settings.jobs : default_jobs())};
-    prepare.insert(prepare.end(), extra.begin(), extra.end());
+    prepare.insert(prepare.end(), tools.args.begin(), tools.args.end());
     prepare.push_back("modules_prepare");
-    auto prepared = RIG_TRY(builder.run(prepare, src));
+    proc::Confinement confinement = tree.confinement();
+    auto prepared = RIG_TRY(builder.run(prepare, "/", confinement, tools.env));
     if (prepared.exit_code != 0) {
         result.outcome = core::BuildOutcome::build_failed;
         result.error_lines = first_errors(prepared.out + "\n" + prepared.err);
         return result;
     }
-    auto built = RIG_TRY(builder.run(module_make_argv(src, out, module_dir, extra), module_dir));
+    auto built =
+        RIG_TRY(builder.run(module_make_argv(tree.src(), tree.out(), seen_module, tools.args), "/",
+                            confinement, tools.env));
+    // rig's own again, to be kept in the cache.
+    RIG_TRY(proc::give_all(module_dir, ::geteuid(), ::getegid()));
     if (built.exit_code != 0) {
         result.outcome = core::BuildOutcome::build_failed;
         result.error_lines = first_errors(built.out + "\n" + built.err);

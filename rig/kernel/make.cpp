@@ -18,9 +18,12 @@ namespace fs = std::filesystem;
 // The long make run: its output goes to a file that is read while it grows, to count
 // objects for the progress line. Returns make's exit status.
 Expected<int> Builder::make(const std::vector<std::string>& argv, const fs::path& make_log,
-                            const std::map<std::string, std::string>& env) {
+                            const std::map<std::string, std::string>& env,
+                            const proc::Confinement& confinement) {
     log("$ " + util::join(argv, " "));
     proc::SpawnOptions options;
+    options.cwd = "/";
+    options.confinement = confinement;
     options.env = env;
     options.env["LC_ALL"] = "C";
     options.stdout_file = make_log;
@@ -143,49 +146,47 @@ Expected<void> save_cold_build_stats(const fs::path& cache, const std::string& c
                                                  std::to_string(stats.seconds) + "\n");
 }
 
-namespace {
-
-// make's command line and environment for the kernel (and its modules): all cores unless
-// told, ccache when there is one, and the build identity that keeps images reproducible.
-std::pair<std::vector<std::string>, std::map<std::string, std::string>>
-make_command(const std::vector<std::string>& make_base, bool modules,
-             const BuildSettings& settings) {
-    std::vector<std::string> argv = make_base;
-    argv.push_back("-j" + std::to_string(settings.jobs > 0 ? settings.jobs : default_jobs()));
-    std::map<std::string, std::string> env;
+MakeTools make_tools(ConfinedTree& tree, const BuildSettings& settings) {
+    MakeTools tools;
     if (proc::find_program("ccache")) {
-        argv.push_back("CC=ccache gcc");
+        tools.args.push_back("CC=ccache gcc");
         // Inside rig's cache: builds of every repository share it, and nothing outside
         // rig's cache is written.
-        env["CCACHE_DIR"] = (settings.cache / "git" / "ccache").string();
+        tools.env["CCACHE_DIR"] =
+            tree.writable(settings.cache / "git" / "ccache", "ccache").string();
         // Depend mode: kbuild's -Wp,-MMD hands ccache the headers, so a miss runs no
         // second preprocessor. A cold build then costs what plain gcc does (1.01x the CPU
         // time, against 1.45x in ccache's default mode: tests/bench/ccache-modes), and
         // hits are direct hits as before.
-        env["CCACHE_DEPEND"] = "1";
+        tools.env["CCACHE_DEPEND"] = "1";
     }
-    argv.insert(argv.end(), k_build_identity.begin(), k_build_identity.end());
+    tools.args.insert(tools.args.end(), k_build_identity.begin(), k_build_identity.end());
+    return tools;
+}
+
+Expected<std::optional<std::string>> run_make(Builder& builder, ConfinedTree& tree, bool modules,
+                                              const BuildSettings& settings,
+                                              const std::string& config_hash) {
+    // All cores unless told, ccache when there is one, and the build identity that keeps
+    // images reproducible.
+    MakeTools tools = make_tools(tree, settings);
+    std::vector<std::string> argv{
+        "make", "-C", tree.src().string(), "O=" + tree.out().string(),
+        "-j" + std::to_string(settings.jobs > 0 ? settings.jobs : default_jobs())};
+    argv.insert(argv.end(), tools.args.begin(), tools.args.end());
     argv.push_back("bzImage");
     if (modules)
         argv.push_back("modules");
-    return {argv, env};
-}
-
-} // namespace
-
-Expected<std::optional<std::string>>
-run_make(Builder& builder, const std::vector<std::string>& make_base, bool modules,
-         const fs::path& out, const BuildSettings& settings, const std::string& config_hash) {
-    auto [argv, env] = make_command(make_base, modules, settings);
     const fs::path make_log = builder.log_path().string() + ".make";
     // A folder without vmlinux builds everything: a build of the same config that did so
     // before says how many objects and how long.
-    const bool cold = !fs::exists(out / "vmlinux");
+    const bool cold = !fs::exists(tree.real_out() / "vmlinux");
     if (cold)
         if (auto stats = load_cold_build_stats(settings.cache, config_hash))
             builder.expect(*stats);
+    RIG_TRY(tree.hand_over());
     const double make_started = builder.elapsed();
-    int status = RIG_TRY(builder.make(argv, make_log, env));
+    int status = RIG_TRY(builder.make(argv, make_log, tools.env, tree.confinement()));
     std::string make_output = util::read_file(make_log);
     builder.log(make_output);
     std::error_code ec;

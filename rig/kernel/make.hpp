@@ -5,6 +5,7 @@
 
 #include "kernel/build.hpp"
 #include "kernel/builder.hpp"
+#include "kernel/confine.hpp"
 #include "util/error.hpp"
 
 #include <filesystem>
@@ -14,12 +15,19 @@
 
 namespace rig::kernel {
 
-// Runs make in the build folder with its output in the build log. Returns the first compiler
-// errors when make failed. A cold build's object count and time are kept for the next
-// one's progress line.
-Expected<std::optional<std::string>> run_make(Builder& builder,
-                                              const std::vector<std::string>& make_base,
-                                              bool modules, const std::filesystem::path& out,
+// What every make on a git tree adds to its command line and environment: ccache when
+// there is one (its folder in rig's cache, made writable in `tree`), and the build
+// identity that keeps images reproducible.
+struct MakeTools {
+    std::vector<std::string> args;
+    std::map<std::string, std::string> env;
+};
+MakeTools make_tools(ConfinedTree& tree, const BuildSettings& settings);
+
+// Runs make in the tree's build folder, confined, with its output in the build log.
+// Returns the first compiler errors when make failed. A cold build's object count and
+// time are kept for the next one's progress line.
+Expected<std::optional<std::string>> run_make(Builder& builder, ConfinedTree& tree, bool modules,
                                               const BuildSettings& settings,
                                               const std::string& config_hash);
 

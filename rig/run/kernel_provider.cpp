@@ -3,6 +3,7 @@
 #include "run/kernel_provider.hpp"
 
 #include "guest/initramfs.hpp"
+#include "host/account.hpp"
 #include "kernel/build.hpp"
 #include "run/kernel_records.hpp"
 #include "util/strings.hpp"
@@ -50,6 +51,7 @@ LocalKernels::git_artifact(const core::Scenario& scenario, const core::Cell& cel
     kernel::BuildSettings build;
     build.cache = m_cache;
     build.interrupted = &m_interrupted;
+    build.make_user = RIG_TRY(host::untrusted_user());
     std::string last_phase;
     double last_shown = 0;
     build.progress = [&](const kernel::BuildProgress& status) {
@@ -99,6 +101,7 @@ LocalKernels::module_for_cell(const core::Scenario& scenario, const core::Cell& 
     kernel::BuildSettings build;
     build.cache = m_cache;
     build.interrupted = &m_interrupted;
+    build.make_user = RIG_TRY(host::untrusted_user());
     auto module =
         RIG_TRY(kernel::module_for(scenario_dir / scenario.workload.module, spec, cell.fragments,
                                    scenario_dir, artifact, build, [&](const std::string& phase) {

@@ -365,29 +365,6 @@ TEST(Faults, MissingQemuOrVirtiofsdIsOneClearErrorBeforeAnySample) {
 
 namespace {
 
-// Processes working inside `dir` (their cwd) or naming it in their arguments: make, its
-// sub-makes and the compilers of a build in that folder.
-// The cache may be reached through a symbolic link; /proc shows resolved working folders.
-std::vector<int> processes_in(const fs::path& dir) {
-    std::error_code ec;
-    const std::string resolved = fs::canonical(dir, ec).string();
-    std::vector<int> pids = processes_mentioning(dir.string());
-    for (int pid : processes_mentioning(resolved))
-        pids.push_back(pid);
-    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-        std::string name = entry.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos)
-            continue;
-        std::error_code gone;
-        fs::path cwd = fs::read_symlink(entry.path() / "cwd", gone);
-        if (!gone && cwd.string().rfind(resolved, 0) == 0 && std::stoi(name) != ::getpid())
-            pids.push_back(std::stoi(name));
-    }
-    std::sort(pids.begin(), pids.end());
-    pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
-    return pids;
-}
-
 // A process as it was seen: alive() is false once it has exited, even if its number has
 // been given to another process since, or while it waits as a zombie to be reaped.
 struct Running {
@@ -416,6 +393,12 @@ struct Running {
     }
     bool alive() const { return start_time(pid) == start; }
 };
+
+// A process's network namespace, as /proc names it ("net:[4026531840]").
+std::string network_of(int pid) {
+    std::error_code ec;
+    return fs::read_symlink("/proc/" + std::to_string(pid) + "/ns/net", ec).string();
+}
 
 // A commit on top of the shared repository's base that touches three fs/9p files, new at
 // each run, so that it is built each time (incrementally, in the kernels suite's folder).
@@ -448,19 +431,19 @@ TEST(Faults, KillDuringAKernelBuildLeavesNoMakeAndTheRerunBuilds) {
     const fs::path cache = fs::absolute(std::getenv("RIG_CACHE"));
     pid_t rig = rig::test::start_rig_logged(
         {"--db", scratch.db.string(), "kernel", "build", file.string()}, scratch.dir / "build.log");
-    // The long make, once it compiles: its log names each object as it starts it.
-    fs::path build_dir;
+    // The long make, once it compiles: its log names each object as it starts it. Started
+    // as root, rig runs it as rig-qemu, seeing its build folder at /tmp/out.
+    const bool root = ::geteuid() == 0;
+    const long build_uid = root ? rig::test::account_uid("rig-qemu") : ::geteuid();
+    const std::string out_seen = rig::test::make_out_argument();
     ASSERT_TRUE(wait_for(rig, 30min, [&] {
-        for (int pid : processes_mentioning("O=" + (cache / "git").string())) {
+        bool making = false;
+        for (int pid : processes_mentioning(out_seen)) {
             auto args =
                 rig::util::split(read_text("/proc/" + std::to_string(pid) + "/cmdline"), '\0');
-            if (std::find(args.begin(), args.end(), "bzImage") == args.end())
-                continue;
-            for (const std::string& arg : args)
-                if (arg.rfind("O=", 0) == 0)
-                    build_dir = arg.substr(2);
+            making = making || std::find(args.begin(), args.end(), "bzImage") != args.end();
         }
-        if (build_dir.empty())
+        if (!making)
             return false;
         std::error_code ec;
         for (const auto& log : fs::directory_iterator(cache / "git" / "logs", ec))
@@ -470,13 +453,16 @@ TEST(Faults, KillDuringAKernelBuildLeavesNoMakeAndTheRerunBuilds) {
                 return true;
         return false;
     })) << read_text(scratch.dir / "build.log");
-    // What works in the build folder now: make, its sub-makes, the compilers. Another
-    // suite's build could take the folder once rig is gone, so these are what must go.
+    // What works in the build now: make, its sub-makes, the compilers, all as the build's
+    // user and without the host's network. Another suite's build could take the folder
+    // once rig is gone, so these are what must go.
     std::vector<Running> building;
-    for (int pid : processes_in(build_dir.parent_path()))
+    for (int pid : root ? rig::test::processes_of_user(build_uid) : processes_mentioning(out_seen))
         if (auto running = Running::of(pid))
             building.push_back(*running);
-    ASSERT_GE(building.size(), 2u) << "make and a compiler run in " << build_dir;
+    ASSERT_FALSE(building.empty());
+    for (const Running& process : building)
+        EXPECT_NE(network_of(process.pid), network_of(::getpid())) << process.command;
     ::kill(rig, SIGKILL);
     ::waitpid(rig, nullptr, 0);
     auto killed_at = std::chrono::steady_clock::now();

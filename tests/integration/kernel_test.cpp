@@ -189,7 +189,7 @@ TEST(GitKernel, CtrlCStopsABuildWithinSeconds) {
     pid_t rig = rig::test::start_rig_logged(
         {"--db", scratch.db.string(), "kernel", "build", scenario.string()},
         scratch.dir / "build.log");
-    const std::string make = "O=" + (fs::absolute(std::getenv("RIG_CACHE")) / "git").string();
+    const std::string make = rig::test::make_out_argument();
     // The long make, past tinyconfig and olddefconfig. Its folder is seeded from the cold
     // build's, so it may have little to rebuild: interrupt it as soon as it runs.
     ASSERT_TRUE(rig::test::wait_while_running(rig, std::chrono::minutes(30), [&] {

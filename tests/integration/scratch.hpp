@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
 #include <map>
+#include <pwd.h>
 #include <regex>
 #include <set>
 #include <sqlite3.h>
@@ -90,11 +92,43 @@ inline std::vector<int> processes_mentioning(const std::string& needle) {
     return pids;
 }
 
+// The uid of the local account `name`, -2 when there is none (so it matches no process).
+inline long account_uid(const char* name) {
+    const struct passwd* entry = ::getpwnam(name);
+    return entry ? static_cast<long>(entry->pw_uid) : -2;
+}
+
+// How make names a git kernel's build folder on its command line: /tmp/out when rig is
+// root (kernel/confine.hpp binds it there), the folder under the cache's git/ otherwise.
+inline std::string make_out_argument() {
+    if (::geteuid() == 0)
+        return "O=/tmp/out";
+    return "O=" + (std::filesystem::absolute(std::getenv("RIG_CACHE")) / "git").string();
+}
+
+// Processes running as `uid`: a kernel build's make, sub-makes and compilers when rig is
+// root (they run as rig-qemu, kernel/confine.hpp), and the QEMUs of guests.
+inline std::vector<int> processes_of_user(long uid) {
+    std::vector<int> pids;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+        std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        std::ifstream status(entry.path() / "status");
+        for (std::string line; std::getline(status, line);)
+            if (line.rfind("Uid:", 0) == 0 && std::stol(line.substr(4)) == uid)
+                pids.push_back(std::stoi(name));
+    }
+    return pids;
+}
+
 // A running QEMU of a test and where its threads may run, from the kernel's own view.
 struct GuestThreads {
     int pid = 0;
     std::string cmdline;             // NULs as spaces
     std::set<std::string> cpu_lists; // the Cpus_allowed_list of each of its threads
+    long uid = -1;                   // the user it runs as (real uid)
 };
 
 // The QEMU processes whose command line mentions `needle`, each with its threads' CPUs:
@@ -110,6 +144,10 @@ inline std::vector<GuestThreads> qemu_threads(const std::string& needle) {
         if (guest.cmdline.find("qemu-system") == std::string::npos)
             continue;
         std::replace(guest.cmdline.begin(), guest.cmdline.end(), '\0', ' ');
+        std::ifstream process_status(proc / "status");
+        for (std::string line; std::getline(process_status, line);)
+            if (line.rfind("Uid:", 0) == 0)
+                guest.uid = std::stol(line.substr(4));
         std::error_code ec;
         for (const auto& task : std::filesystem::directory_iterator(proc / "task", ec)) {
             std::ifstream status(task.path() / "status");
@@ -128,6 +166,7 @@ inline std::vector<GuestThreads> qemu_threads(const std::string& needle) {
 struct SeenGuests {
     std::map<std::string, std::set<std::string>> cpus;
     size_t most_at_once = 0;
+    std::set<long> uids; // the users their QEMU ran as
 };
 
 // One look at the QEMU processes of a test's folder `needle`, added to `seen`; how many
@@ -139,6 +178,7 @@ inline size_t look_at_guests(const std::string& needle, SeenGuests& seen) {
     auto guests = qemu_threads(needle);
     seen.most_at_once = std::max(seen.most_at_once, guests.size());
     for (const auto& guest : guests) {
+        seen.uids.insert(guest.uid);
         std::smatch match;
         if (std::regex_search(guest.cmdline, match, sample_dir))
             seen.cpus[match[1].str() + "/" + match[2].str()].insert(guest.cpu_lists.begin(),

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,6 +155,37 @@ TEST_F(KernelBuild, BuildsThenASecondRequestIsACacheHitWithNoMakeRun) {
     ASSERT_TRUE(artifact && *artifact);
     EXPECT_EQ((**artifact).commit, first.commit);
     EXPECT_EQ((**artifact).source, core::KernelSource::git);
+}
+
+// A tree's Makefiles are code rig did not write: make runs without a network always, and
+// when rig is root as another user that cannot change the source, while what the build
+// leaves in rig's cache is rig's own.
+TEST_F(KernelBuild, MakeRunsConfinedAsTheBuildUserWithoutNetworkOrWritableSource) {
+    auto result = build(request());
+    ASSERT_EQ(result.outcome, BuildOutcome::ok) << result.error_lines;
+    fs::path out = m_cache / "git";
+    for (const auto& repo : fs::directory_iterator(m_cache / "git"))
+        if (fs::exists(repo.path() / ("build-" + result.config_hash)))
+            out = repo.path() / ("build-" + result.config_hash);
+    EXPECT_EQ(read(out / "network-devices"), "1\n");
+    EXPECT_EQ(read(out / "built-by"), std::to_string(::geteuid()) + "\n");
+    if (::geteuid() != 0)
+        return;
+
+    BuildSettings confined = settings();
+    confined.make_user = proc::Credentials{65534, 65534, {}};
+    // A folder only root may enter above the cache, as /root is: the binds reach past it.
+    fs::permissions(m_dir.path(), fs::perms(0700));
+    std::string next = commit_change("int main(void) { return 1; }\n", "next");
+    auto built = build_git(request(next), confined);
+    ASSERT_TRUE(built) << built.error().message;
+    ASSERT_EQ(built->outcome, BuildOutcome::ok) << built->error_lines;
+    EXPECT_EQ(read(out / "built-by"), "65534\n");
+    EXPECT_EQ(read(out / "network-devices"), "1\n");
+    EXPECT_EQ(read(out / "source-writable"), "no\n");
+    struct stat kernel {};
+    ASSERT_EQ(::stat(built->artifact->image.c_str(), &kernel), 0);
+    EXPECT_EQ(kernel.st_uid, ::geteuid());
 }
 
 TEST_F(KernelBuild, NextCommitReusesTheBuildFolderAndNeverTouchesTheUsersTree) {
