@@ -42,6 +42,10 @@ TEST(Jobs, TwoGuestsRunPinnedToCpusOfTheirOwnAndTheSamplesSayWhich) {
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << rig::test::read_text(log);
     EXPECT_EQ(seen.most_at_once, 2u) << rig::test::read_text(log);
     rig::test::expect_samples_ran_where_recorded(scratch.db, seen, 4);
+    // Started as root, rig runs QEMU as its own unprivileged user.
+    if (::geteuid() == 0) {
+        EXPECT_EQ(seen.uids, std::set<long>({rig::test::account_uid("rig-qemu")}));
+    }
     EXPECT_NE(rig::test::read_text(log).find("2 guests at once per host on CPUs 0 | 1"),
               std::string::npos)
         << rig::test::read_text(log);

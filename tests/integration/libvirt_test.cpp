@@ -164,6 +164,8 @@ TEST(Libvirt, TwoPinnedGuestsAtOnceSurviveAKillAndResume) {
         in_flight.insert(cpus.begin(), cpus.end());
     }
     EXPECT_EQ(in_flight, std::set<std::string>({"0", "1"}));
+    // libvirtd runs QEMU as its own unprivileged user (Debian: libvirt-qemu), never root.
+    EXPECT_EQ(seen.uids, std::set<long>({rig::test::account_uid("libvirt-qemu")}));
 
     // The samples in flight run again in the resume, maybe on the other CPU.
     seen = {};
