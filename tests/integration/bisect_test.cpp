@@ -18,6 +18,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <fstream>
+#include <random>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <thread>
@@ -344,16 +345,51 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
     });
     ASSERT_TRUE(ready) << rig::test::read_text(scratch.dir / "first.log");
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    EXPECT_TRUE(rig::test::kill_leaves_no_process(rig, scratch.dir.string() + "/bisects"));
-    std::string steps_before = one(scratch.db, "SELECT count(*) FROM bisect_steps");
-    std::string samples_before = one(scratch.db, "SELECT group_concat(id) FROM samples");
+    // The kill campaign's bisect part (the faults suite has the run's): kill -9, then
+    // resumes killed at random moments (a build, a guest, a verdict being stored), each
+    // leaving no guest, no make (which runs as rig-qemu when rig is root) and a bisect
+    // that reads as interrupted. RIG_BISECT_KILLS resumes are killed (3 by default).
+    const std::vector<std::string> resume{"--db", scratch.db.string(), "bisect", "resume", "1"};
+    const char* kills_wanted = std::getenv("RIG_BISECT_KILLS");
+    const int k_kills = 1 + (kills_wanted ? std::max(0, std::atoi(kills_wanted)) : 3);
+    const unsigned seed =
+        static_cast<unsigned>(std::chrono::system_clock::now().time_since_epoch().count());
+    std::mt19937 random(seed);
+    std::uniform_int_distribution<int> life_ms(2000, 40000);
+    const long build_user = ::geteuid() == 0 ? rig::test::account_uid("rig-qemu") : -2;
+    std::string steps_before, samples_before;
+    int kills = 0, orphans = 0, shown_running = 0;
+    for (;;) {
+        ++kills;
+        orphans += !rig::test::kill_leaves_no_process(rig, scratch.dir.string() + "/bisects");
+        for (int i = 0; i < 30 && !rig::test::processes_of_user(build_user).empty(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        orphans += static_cast<int>(rig::test::processes_of_user(build_user).size());
+        auto status = run_rig({"--db", scratch.db.string(), "bisect", "status"});
+        shown_running += status.out.find("interrupted") == std::string::npos;
+        // What a later life must keep: every step and sample stored so far.
+        steps_before = one(scratch.db, "SELECT count(*) FROM bisect_steps");
+        samples_before = one(scratch.db, "SELECT group_concat(id) FROM samples");
+        if (kills >= k_kills)
+            break;
+        rig = rig::test::start_rig_logged(resume,
+                                          scratch.dir / ("life-" + std::to_string(kills) + ".log"));
+        std::this_thread::sleep_for(std::chrono::milliseconds(life_ms(random)));
+        if (::waitpid(rig, nullptr, WNOHANG) == rig)
+            break; // the bisect ended before this kill
+    }
+    std::cout << "[ measured ] bisect kill campaign: " << kills << " kills, " << orphans
+              << " orphans, " << shown_running << " statuses not saying interrupted (seed " << seed
+              << ")\n";
+    EXPECT_EQ(orphans, 0);
+    EXPECT_EQ(shown_running, 0);
 
-    auto resumed =
-        run_rig({"--db", scratch.db.string(), "bisect", "resume", "1"}, k_bisect_timeout);
+    auto resumed = run_rig(resume, k_bisect_timeout);
     double wall = seconds_since(started);
     ASSERT_EQ(resumed.exit_code, 0)
         << rig::test::read_text(scratch.dir / "first.log") << resumed.out << resumed.err;
-    print_cost("functional bisect (7 commits, killed once)", scratch.db, wall);
+    print_cost("functional bisect (7 commits, killed " + std::to_string(kills) + " times)",
+               scratch.db, wall);
     EXPECT_EQ(one(scratch.db, "SELECT status, culprit FROM bisects"), "culprit\t" + h.culprit)
         << resumed.out;
     // Nothing stored before the kill was redone: the steps and samples are still there, no
