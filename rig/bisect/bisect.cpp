@@ -415,11 +415,15 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
     // patches again.
     info.cell_record =
         core::encode(RIG_TRY(run::freeze(scenario, {cell}, resolve_in(*history))).front());
-    info.run_id = RIG_TRY(db.begin_run(run));
+    // Their owner locks exist before their rows do, so that a rig killed before it runs the
+    // bisect leaves both reading as interrupted (store::Database::own_run); run_bisect owns
+    // them from there.
+    std::optional<util::FileLock> run_owner, bisect_owner;
+    info.run_id = RIG_TRY(db.begin_run(run, &run_owner));
     StartOptions stored = options;
     stored.scenario = fs::absolute(options.scenario);
     info.state = encode_settings(stored);
-    return db.begin_bisect(info);
+    return db.begin_bisect(info, &bisect_owner);
 }
 
 Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hypervisor& hypervisor,
@@ -440,6 +444,8 @@ Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hyp
                                           "stop it and `rig bisect resume " +
                                           std::to_string(id) + "`");
     Context context = RIG_TRY(load(id, db, settings));
+    // The run its samples are stored in is running exactly as long as the bisect is.
+    auto run_owner = RIG_TRY(db.own_run(context.info.run_id));
     if (context.scenario.backend == core::Backend::libvirt)
         context.libvirt = vm::make_libvirt_hypervisor(context.scenario.uri);
     context.cpu_sets =
@@ -465,14 +471,23 @@ Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hyp
         << std::flush;
 
     StepIo io{hypervisor, interrupted, out};
-    Endpoints ends;
-    if (auto stop = RIG_TRY(calibrate(context, io, ends)))
-        return *stop;
-    GitState state;
-    if (auto stop = RIG_TRY(bisect_steps(context, io, ends.policy, state)))
-        return *stop;
-    out << "bisect " << id << ": git names " << short_sha(state.culprit) << "; verifying\n";
-    return verify(context, io, ends, state.culprit);
+    auto drive = [&]() -> Expected<core::BisectStatus> {
+        Endpoints ends;
+        if (auto stop = RIG_TRY(calibrate(context, io, ends)))
+            return *stop;
+        GitState state;
+        if (auto stop = RIG_TRY(bisect_steps(context, io, ends.policy, state)))
+            return *stop;
+        out << "bisect " << id << ": git names " << short_sha(state.culprit) << "; verifying\n";
+        return verify(context, io, ends, state.culprit);
+    };
+    core::BisectStatus status = RIG_TRY(drive());
+    // Its samples' run ends with it; a bisect stopped or interrupted leaves the run to
+    // read as interrupted once this rig lets go of it.
+    if (status != core::BisectStatus::running && status != core::BisectStatus::stopped &&
+        status != core::BisectStatus::interrupted)
+        RIG_TRY(db.finish_run(context.info.run_id, core::RunStatus::finished));
+    return status;
 }
 
 Expected<std::string> bisect_log(int64_t id, store::Database& db, const Settings& settings) {

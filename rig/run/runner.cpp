@@ -564,8 +564,7 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
 
     RunSummary summary;
     if (run_id == 0) {
-        run_id = RIG_TRY(db.begin_run(run_info(given, facts, settings)));
-        owner.emplace(RIG_TRY(own_run(db, run_id)));
+        run_id = RIG_TRY(db.begin_run(run_info(given, facts, settings), &owner));
     }
     summary.run_id = run_id;
     RIG_TRY(db.add_cells(run_id, records));

@@ -56,7 +56,10 @@ Expected<BisectInfo> read_bisect(const Impl& db, const Statement& statement) {
 
 } // namespace
 
-Expected<int64_t> Database::begin_bisect(const BisectInfo& bisect) {
+Expected<int64_t> Database::begin_bisect(const BisectInfo& bisect,
+                                         std::optional<util::FileLock>* owner) {
+    // As begin_run: the owner lock before the row is committed.
+    auto transaction = RIG_TRY(Transaction::begin(*m_impl, Transaction::Mode::write));
     auto statement = RIG_TRY(Statement::prepare(
         *m_impl, "INSERT INTO bisects (run_id, scenario_hash, cell_id, good, bad, criterion, "
                  "status, state, message, cell_record) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
@@ -67,6 +70,15 @@ Expected<int64_t> Database::begin_bisect(const BisectInfo& bisect) {
     RIG_TRY(statement.step());
     const int64_t id = statement.integer(0);
     RIG_TRY(statement.run());
+    if (owner) {
+        auto taken = RIG_TRY(own_bisect(id));
+        if (!taken)
+            return fail(ErrorKind::infra, "bisect " + std::to_string(id) +
+                                              " of a new row is owned by another rig: " +
+                                              owner_lock(*m_impl, "bisect", id).string());
+        owner->emplace(std::move(*taken));
+    }
+    RIG_TRY(transaction.commit());
     return id;
 }
 

@@ -66,7 +66,10 @@ Expected<std::optional<RunInfo>> query_run(Impl& db, const std::string& sql, con
 
 } // namespace
 
-Expected<int64_t> Database::begin_run(const RunInfo& run) {
+Expected<int64_t> Database::begin_run(const RunInfo& run, std::optional<util::FileLock>* owner) {
+    // The row and its owner lock at once: a rig killed between the two would otherwise
+    // leave a run without a lock file, which every reader would show running for ever.
+    auto transaction = RIG_TRY(Transaction::begin(*m_impl, Transaction::Mode::write));
     const std::string sql =
         std::string("INSERT INTO runs (scenario_name, scenario_file, scenario_text, "
                     "scenario_hash, host_facts, rig_version, started_at, status, backend, "
@@ -78,7 +81,17 @@ Expected<int64_t> Database::begin_run(const RunInfo& run) {
                     run.scenario_hash, run.host_facts, run.rig_version, run.started_at,
                     core::to_string(run.status), backend, util::json_line(util::Json(run.uris)),
                     run.jobs));
-    return sqlite3_last_insert_rowid(m_impl->m_db);
+    const int64_t id = sqlite3_last_insert_rowid(m_impl->m_db);
+    if (owner) {
+        auto taken = RIG_TRY(own_run(id));
+        if (!taken)
+            return fail(ErrorKind::infra, "run " + std::to_string(id) +
+                                              " of a new row is owned by another rig: " +
+                                              owner_lock(*m_impl, "run", id).string());
+        owner->emplace(std::move(*taken));
+    }
+    RIG_TRY(transaction.commit());
+    return id;
 }
 
 Expected<void> Database::finish_run(int64_t run_id, core::RunStatus status) {

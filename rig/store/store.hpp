@@ -245,8 +245,10 @@ public:
     Expected<std::optional<util::FileLock>> own_run(int64_t run_id);
     Expected<std::optional<util::FileLock>> own_bisect(int64_t bisect_id);
 
-    // An empty started_at or host_facts becomes now or "{}".
-    Expected<int64_t> begin_run(const RunInfo& run);
+    // An empty started_at or host_facts becomes now or "{}". With `owner`, the new run's
+    // owner lock is taken before its row is committed (so no reader ever sees a running
+    // run without one) and handed out there.
+    Expected<int64_t> begin_run(const RunInfo& run, std::optional<util::FileLock>* owner = nullptr);
     // Sets the status and stamps finished_at; an unknown run is an error.
     Expected<void> finish_run(int64_t run_id, core::RunStatus status);
     Expected<std::optional<RunInfo>> run(int64_t run_id);
@@ -310,7 +312,9 @@ public:
 
     // Bisects. A step is stored once its verdict is known, in one statement, so a killed
     // bisect has every finished step and the samples of the one in flight.
-    Expected<int64_t> begin_bisect(const BisectInfo& bisect);
+    // `owner` as in begin_run.
+    Expected<int64_t> begin_bisect(const BisectInfo& bisect,
+                                   std::optional<util::FileLock>* owner = nullptr);
     // Sets status, culprit and message, and stamps updated_at; an unknown id is an error.
     Expected<void> finish_bisect(int64_t bisect_id, core::BisectStatus status,
                                  const std::string& culprit, const std::string& message);

@@ -820,6 +820,32 @@ TEST(StoreOwners, ARunningRunOrBisectWhoseRigDiedReadsAsInterruptedAndNothingIsW
     EXPECT_TRUE(fs::exists(dir.path() / "results.db-owners" / "run-1"));
 }
 
+// A run or bisect begun with its owner: the lock is held before the row is committed, so
+// a rig killed at any moment after leaves rows that read interrupted, never a running
+// one without a lock file.
+TEST(StoreOwners, ARowBegunWithItsOwnerIsOwnedFromItsFirstRead) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    auto db = open_ok(path);
+    ASSERT_TRUE(db);
+    int64_t run_id = 0, bisect_id = 0;
+    {
+        std::optional<util::FileLock> run_owner, bisect_owner;
+        run_id = db->begin_run(make_run(), &run_owner).value();
+        ASSERT_TRUE(run_owner.has_value());
+        BisectInfo bisect;
+        bisect.run_id = run_id;
+        bisect_id = db->begin_bisect(bisect, &bisect_owner).value();
+        ASSERT_TRUE(bisect_owner.has_value());
+        EXPECT_EQ(db->run(run_id).value()->status, core::RunStatus::running);
+        EXPECT_EQ(db->bisect(bisect_id).value()->status, core::BisectStatus::running);
+        EXPECT_FALSE(db->own_run(run_id).value().has_value());
+    }
+    // The owners are gone, as after a kill.
+    EXPECT_EQ(db->run(run_id).value()->status, core::RunStatus::interrupted);
+    EXPECT_EQ(db->bisect(bisect_id).value()->status, core::BisectStatus::interrupted);
+}
+
 TEST(StoreLockWait, AWriteWaitsForAnotherProcessAndSaysWhoHoldsTheLock) {
     TempDir dir;
     auto path = dir.path() / "results.db";
