@@ -156,7 +156,8 @@ TEST(Libvirt, TwoPinnedGuestsAtOnceSurviveAKillAndResume) {
         [&] { return rig::test::look_at_guests(scratch.dir.string(), seen) == 2; },
         std::chrono::milliseconds(100)))
         << rig::test::read_text(scratch.dir / "first.log");
-    EXPECT_TRUE(rig::test::kill_leaves_no_process(rig, scratch.dir.string()));
+    EXPECT_TRUE(
+        rig::test::kill_leaves_no_process(rig, scratch.dir.string(), std::chrono::seconds(30)));
     // The two in flight had one CPU each, not the same one.
     std::set<std::string> in_flight;
     for (const auto& [sample, cpus] : seen.cpus) {

@@ -229,11 +229,15 @@ inline int watch_guests_until_exit(pid_t rig, const std::string& needle, SeenGue
 }
 
 // kill -9 of rig, as a crash or an impatient user would. True when no process mentioning
-// `needle` is left a few seconds later: PR_SET_PDEATHSIG takes QEMU and virtiofsd down.
-inline bool kill_leaves_no_process(pid_t rig, const std::string& needle) {
+// `needle` is left within `limit`: PR_SET_PDEATHSIG takes QEMU and virtiofsd down at once;
+// libvirtd destroys autodestroy domains once it sees the connection closed, which took
+// over 5 s with a kernel build beside the suite.
+inline bool kill_leaves_no_process(pid_t rig, const std::string& needle,
+                                   std::chrono::milliseconds limit = std::chrono::seconds(5)) {
     ::kill(rig, SIGKILL);
     ::waitpid(rig, nullptr, 0);
-    for (int i = 0; i < 50 && !processes_mentioning(needle).empty(); ++i)
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline && !processes_mentioning(needle).empty())
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     return processes_mentioning(needle).empty();
 }
