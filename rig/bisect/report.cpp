@@ -3,6 +3,7 @@
 #include "bisect/report.hpp"
 
 #include "bisect/context.hpp"
+#include "report/changes.hpp"
 #include "report/table.hpp"
 #include "report/template.hpp"
 #include "util/json.hpp"
@@ -16,6 +17,9 @@
 namespace rig::bisect {
 
 namespace {
+
+// The false discovery rate of the "what changed" block's rank-tested lines.
+constexpr double k_changes_fdr = 0.05;
 
 // What a metric criterion's verdicts rest on: the endpoints' spread, the rule it chose and
 // the samples each step took. The plan is made again from the stored endpoint samples,
@@ -225,6 +229,28 @@ std::string next_step(const Context& context) {
     return out;
 }
 
+// What the regression changed: every sample of a commit judged good against every sample
+// of one judged bad, so that a count the culprit moved reads as exact over all of them and
+// the block names what else moved with the criterion. Empty without both sides.
+std::string changes_block(const Context& context) {
+    report::CellResult good, bad;
+    for (const auto& step : context.steps) {
+        if (step.verdict != core::Verdict::good && step.verdict != core::Verdict::bad)
+            continue;
+        for (const core::Sample& sample : samples_of(context, step))
+            report::tally_sample(step.verdict == core::Verdict::good ? good : bad, sample);
+    }
+    if (good.durations.empty() || bad.durations.empty())
+        return "";
+    report::finish(good);
+    report::finish(bad);
+    return report::changes_text(
+        report::what_changed(good, bad, k_changes_fdr),
+        "what changed from the commits judged good (" + std::to_string(good.durations.size()) +
+            " samples) to those judged bad (" + std::to_string(bad.durations.size()) + "):",
+        false);
+}
+
 // The steps as a mail lists them: what each commit showed.
 util::Json shown_steps(const Context& context) {
     util::Json out = util::Json::array();
@@ -243,7 +269,7 @@ util::Json shown_steps(const Context& context) {
 // are. A culprit only when it verified; otherwise the text says the bisect was
 // inconclusive, what each commit showed, and what to try next.
 Expected<std::string> mail_summary(const Context& context, const std::string& confidence,
-                                   const Cost& cost) {
+                                   const Cost& cost, const std::string& changes) {
     const auto& info = context.info;
     util::Json view{{"id", info.id},
                     {"cell",
@@ -286,6 +312,8 @@ Expected<std::string> mail_summary(const Context& context, const std::string& co
     }
     if (!confidence.empty())
         view["confidence"] = confidence;
+    if (!changes.empty())
+        view["what_changed"] = changes;
     return report::render_template(report::builtin_template(report::Builtin::bisect_mail), view,
                                    "reports/bisect-mail.txt.mustache");
 }
@@ -361,6 +389,9 @@ Expected<std::string> render_report(int64_t id, store::Database& db, const Setti
     std::string confidence = confidence_of(context);
     if (!confidence.empty())
         out << "confidence: " << confidence << "\n";
+    const std::string changes = changes_block(context);
+    if (!changes.empty())
+        out << "\n" << changes;
     // A mail for every bisect that has ended with a finding or without one; a culprit
     // only once it verified.
     switch (info.status) {
@@ -369,7 +400,8 @@ Expected<std::string> render_report(int64_t id, store::Database& db, const Setti
         [[fallthrough]];
     case core::BisectStatus::unverified:
     case core::BisectStatus::inconclusive:
-        out << "\n--- summary for a mail ---\n" << RIG_TRY(mail_summary(context, confidence, cost));
+        out << "\n--- summary for a mail ---\n"
+            << RIG_TRY(mail_summary(context, confidence, cost, changes));
         break;
     default:
         break;

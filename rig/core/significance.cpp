@@ -156,6 +156,22 @@ double rate_lower_bound(int successes, int trials, double level) {
         trials, std::min(successes, trials), 1 - level);
 }
 
+std::vector<double> benjamini_hochberg(const std::vector<double>& p) {
+    const size_t m = p.size();
+    std::vector<size_t> order(m);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] > p[b]; });
+    // From the largest p down: q(i) = min over j >= i of p(j) * m / j, at most 1.
+    std::vector<double> q(m);
+    double smallest = 1;
+    for (size_t k = 0; k < m; ++k) {
+        const size_t rank = m - k;
+        smallest = std::min(smallest, p[order[k]] * static_cast<double>(m) / rank);
+        q[order[k]] = smallest;
+    }
+    return q;
+}
+
 std::optional<std::pair<double, double>> mean_ci(const Summary& summary) {
     if (summary.n < 2)
         return std::nullopt;

@@ -49,6 +49,11 @@ double fisher_greater(int a, int n_a, int b, int n_b);
 // successes.
 double rate_lower_bound(int successes, int trials, double level);
 
+// Benjamini-Hochberg adjusted p-values (q-values), in the order of `p`, as R's
+// p.adjust(p, "BH"): calling a change when its q is below a level keeps the expected share
+// of chance findings among those called below that level, however many are tested.
+std::vector<double> benjamini_hochberg(const std::vector<double>& p);
+
 // The 95% confidence interval of the mean, from Student's t; nothing for n < 2.
 std::optional<std::pair<double, double>> mean_ci(const Summary& summary);
 

@@ -41,6 +41,8 @@ Compared compared_of(const CellResult& result, const std::string& metric) {
     return values ? Compared{&values->values, &values->summary} : Compared{};
 }
 
+} // namespace
+
 double change_percent(double mine, double theirs) {
     if (theirs != 0)
         return (mine - theirs) / std::fabs(theirs) * 100;
@@ -51,8 +53,6 @@ double change_percent(double mine, double theirs) {
 bool without_spread(const std::vector<double>& sorted) {
     return sorted.size() >= 2 && sorted.front() == sorted.back();
 }
-
-} // namespace
 
 Expected<Baseline> parse_baseline(const std::string& text) {
     auto equals = text.find('=');

@@ -4,6 +4,7 @@
 #include "report/html.hpp"
 
 #include "report/cells.hpp"
+#include "report/changes.hpp"
 #include "report/grid.hpp"
 #include "report/metrics.hpp"
 #include "util/strings.hpp"
@@ -226,6 +227,31 @@ std::string metrics_html(const ReportData& data) {
     return out + "</tbody></table>\n</details>\n";
 }
 
+// Each compared cell's "what changed" block, as a list per group.
+std::string changes_html(const ReportData& data, const std::vector<Comparison>& comparisons,
+                         const RenderOptions& options) {
+    std::string out;
+    for (const auto& changes : changes_of(data, comparisons, options.alpha)) {
+        out += fmt::format("<section class=\"changes\" data-case=\"{}\"><h3>{}</h3>\n",
+                           short_label(changes.cell), escape_html(changes.heading));
+        out += fmt::format("<p>{} figures compared, {} of them varying (rank test, false "
+                           "discovery rate controlled){}</p>\n",
+                           changes.set.compared, changes.set.tested,
+                           changes.set.changes.empty() ? "; nothing changed significantly" : "");
+        std::string group;
+        for (const auto& change : changes.set.changes) {
+            if (change.group != group) {
+                out += group.empty() ? "" : "</ul>\n";
+                group = change.group;
+                out += fmt::format("<h4>{}</h4>\n<ul>\n", escape_html(group));
+            }
+            out += "<li>" + escape_html(change_line(change)) + "</li>\n";
+        }
+        out += group.empty() ? "</section>\n" : "</ul>\n</section>\n";
+    }
+    return out.empty() ? out : "<h2>What changed</h2>\n" + out;
+}
+
 std::string signatures_html(const ReportData& data) {
     if (data.signatures.empty())
         return "<p id=\"errors\">No error or warning lines in the selected cells.</p>\n";
@@ -273,6 +299,7 @@ Expected<util::Json> html_parts(const ReportData& data, const std::vector<Compar
     auto grid = RIG_TRY(results_grid(data, comparisons, options));
     return util::Json{{"charts", duration_chart(data) + cpu_chart(data) + errors_chart(data)},
                       {"results", table_html(grid)},
+                      {"changes", changes_html(data, comparisons, options)},
                       {"metrics", metrics_html(data)},
                       {"errors", signatures_html(data)}};
 }

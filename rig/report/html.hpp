@@ -18,7 +18,8 @@ namespace rig::report {
 std::string page_title(const ReportData& data, const RenderOptions& options);
 
 // The page's parts as HTML: "charts" (three SVG figures), "results" (the table and its
-// notes), "metrics" (collapsed, or "" without metrics) and "errors" (lines by signature).
+// notes), "changes" (each compared cell's "what changed" block, or ""), "metrics" (collapsed, or ""
+// without metrics) and "errors" (lines by signature).
 Expected<util::Json> html_parts(const ReportData& data, const std::vector<Comparison>& comparisons,
                                 const RenderOptions& options);
 

@@ -3,6 +3,7 @@
 #include "report/json.hpp"
 
 #include "report/cells.hpp"
+#include "report/changes.hpp"
 #include "report/errors.hpp"
 #include "report/metrics.hpp"
 #include "report/pivot.hpp"
@@ -160,6 +161,9 @@ Json cells_json(const ReportData& data, const std::vector<Comparison>& compariso
             cell["comparison"] = comparison_json(data, comparisons[i], options.test);
         cells.push_back(std::move(cell));
     }
+    if (options.baseline)
+        for (const auto& changes : changes_of(data, comparisons, options.alpha))
+            cells[changes.cell]["comparison"]["what_changed"] = changes_json(changes.set);
     return cells;
 }
 

@@ -3,12 +3,14 @@
 #include "report/render.hpp"
 
 #include "report/cells.hpp"
+#include "report/changes.hpp"
 #include "report/csv.hpp"
 #include "report/errors.hpp"
 #include "report/grid.hpp"
 #include "report/json.hpp"
 #include "report/metrics.hpp"
 #include "report/views.hpp"
+#include "util/strings.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -42,7 +44,8 @@ MetricsRead metrics_shown(const RenderOptions& options) {
         return MetricsRead::all;
     if (options.format == Format::csv || options.format == Format::json)
         return options.view == View::errors ? MetricsRead::none : MetricsRead::all;
-    if (options.format == Format::html)
+    // A comparison's "what changed" block looks at every metric.
+    if (options.format == Format::html || options.baseline)
         return MetricsRead::all;
     return options.view == View::errors ? MetricsRead::none : MetricsRead::table;
 }
@@ -69,7 +72,20 @@ Expected<std::string> render(const ReportData& data, const RenderOptions& option
     auto grid = RIG_TRY(results_grid(data, comparisons, options));
     if (options.format == Format::csv)
         return grid_csv(grid);
-    return summary_text(grid, options.format);
+    std::string out = RIG_TRY(summary_text(grid, options.format));
+    // A block per cell that changed; one line for those that did not, as a matrix has many.
+    std::vector<std::string> unchanged;
+    for (const auto& changes : changes_of(data, comparisons, options.alpha)) {
+        if (changes.set.changes.empty())
+            unchanged.push_back(case_label(changes.cell));
+        else
+            out += "\n" +
+                   changes_text(changes.set, changes.heading, options.format == Format::markdown);
+    }
+    if (!unchanged.empty())
+        out += "\nnothing changed significantly in " + util::join(unchanged, ", ") +
+               " against the baseline.\n";
+    return out;
 }
 
 } // namespace rig::report

@@ -17,7 +17,8 @@
 namespace rig::report {
 
 enum class Format { text, markdown, csv, json, html };
-// The results table, or the error signatures (`rig report --errors`). HTML shows both.
+// The results table (with a baseline, followed by each compared cell's "what changed"
+// block: report/changes.hpp), or the error signatures (`rig report --errors`). HTML shows both.
 enum class View { table, errors };
 
 struct RenderOptions {

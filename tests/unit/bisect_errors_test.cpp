@@ -327,6 +327,41 @@ TEST(BisectReport, AnUnverifiedCulpritIsReportedAsInconclusiveNeverAsTheFirstBad
     EXPECT_EQ(named->find("INCONCLUSIVE"), std::string::npos) << *named;
 }
 
+TEST(BisectReport, SaysWhatChangedFromTheSamplesJudgedGoodToThoseJudgedBad) {
+    StoredBisect stored;
+    const auto& c = stored.commits;
+    auto counted = [](double getattr, double seconds) {
+        Sample out = ok();
+        out.guest_seconds = seconds;
+        out.wall_seconds = seconds + 1;
+        out.metrics = {{"9p.work.getattr", getattr, "requests"}, {"9p.work.walk", 50, "requests"}};
+        return out;
+    };
+    using rig::core::StepRole;
+    stored.step(StepRole::bad_endpoint, c[3], {counted(1393, 10), counted(1393, 11)}, Verdict::bad,
+                "1393 requests");
+    stored.step(StepRole::good_endpoint, c[0], {counted(72, 10), counted(72, 10.5)}, Verdict::good,
+                "72 requests");
+    stored.step(StepRole::bisect, c[1], {counted(1393, 10.2)}, Verdict::bad, "1393 requests");
+    stored.step(StepRole::verify_parent, c[0], {counted(72, 10.1)}, Verdict::good, "72 requests");
+    ASSERT_TRUE(stored.db->finish_bisect(stored.info.id, rig::core::BisectStatus::culprit, c[1],
+                                         "verified"));
+    auto report = render_report(stored.info.id, *stored.db, stored.settings);
+    ASSERT_TRUE(report) << report.error().message;
+    const std::string block = "what changed from the commits judged good (3 samples) to those "
+                              "judged bad (3 samples):\n";
+    const std::string line = "    9p.work.getattr: 72 -> 1393 (+1834.7 %), exact, n 3/3\n";
+    // In the report, and again in the mail's summary.
+    auto first = report->find(block + "  ");
+    ASSERT_NE(first, std::string::npos) << *report;
+    EXPECT_NE(report->find(line, first), std::string::npos) << *report;
+    auto mail = report->find("--- summary for a mail ---");
+    ASSERT_NE(mail, std::string::npos) << *report;
+    EXPECT_NE(report->find(block, mail), std::string::npos) << *report;
+    EXPECT_NE(report->find(line, mail), std::string::npos) << *report;
+    EXPECT_EQ(report->find("9p.work.walk"), std::string::npos) << "unchanged\n" << *report;
+}
+
 namespace {
 
 // A history of `commits` commits after GOOD (index 0); commits from `culprit` on fail with

@@ -108,3 +108,15 @@ TEST(Significance, RunTestDispatches) {
     EXPECT_DOUBLE_EQ(run_test(rig::core::Test::mann_whitney, k_fast, k_slow)->p,
                      mann_whitney_u(k_fast, k_slow)->p);
 }
+
+TEST(BenjaminiHochberg, MatchesR) {
+    // p.adjust(c(0.01, 0.04, 0.03, 0.005, 0.5), "BH") in R.
+    auto q = benjamini_hochberg({0.01, 0.04, 0.03, 0.005, 0.5});
+    std::vector<double> want{0.025, 0.05, 0.05, 0.025, 0.5};
+    ASSERT_EQ(q.size(), want.size());
+    for (size_t i = 0; i < q.size(); ++i)
+        EXPECT_NEAR(q[i], want[i], 1e-12) << i;
+    // Never above 1, and nothing in, nothing out.
+    EXPECT_DOUBLE_EQ(benjamini_hochberg({0.9, 0.95})[0], 0.95);
+    EXPECT_TRUE(benjamini_hochberg({}).empty());
+}
