@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 
 #include "core/matrix.hpp"
+#include "guest/fuse.hpp"
 #include "host/doctor.hpp"
 #include "kernel/artifact.hpp"
 #include "report/plan.hpp"
@@ -96,10 +97,21 @@ host::Check database_check(const std::filesystem::path& db) {
     return check;
 }
 
+// rig-fuse, which fs: fuse cells need: where this rig finds it, the build tree's or the
+// installed one (guest/fuse.hpp), so that an installed rig shows it uses its own.
+host::Check fuse_daemon_check() {
+    auto daemon = guest::find_fuse_daemon();
+    if (!daemon)
+        return {"rig-fuse", host::Status::warn,
+                daemon.error().message + "; needed for fs: fuse cells", ""};
+    return {"rig-fuse", host::Status::ok, daemon->string(), ""};
+}
+
 } // namespace
 
 int doctor_command(const GlobalOptions& global) {
     auto checks = host::run_checks(global.db.parent_path(), kernel::default_cache_dir());
+    checks.push_back(fuse_daemon_check());
     checks.push_back(database_check(global.db));
     report::Table table({{"check"}, {"status"}, {"detail"}});
     std::vector<std::string> packages;

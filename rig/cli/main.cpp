@@ -2,6 +2,7 @@
 // rig's entry point: parse the command line, then hand over to one subcommand.
 #include "cli/bisect.hpp"
 #include "cli/commands.hpp"
+#include "cli/complete.hpp"
 #include "cli/kernel.hpp"
 #include "cli/report.hpp"
 #include "rig_config.hpp"
@@ -95,6 +96,13 @@ int main(int argc, char** argv) {
     BisectCommandOptions bisect_options;
     add_bisect_command(app, bisect_options);
 
+    // Hidden (no group): completion/rig's question, `rig complete -- WORD...`; after `--`
+    // every word is one of the command line's, options too.
+    std::vector<std::string> complete_words;
+    auto* complete = app.add_subcommand("complete", "what the shell may offer for a command line");
+    complete->group("");
+    complete->add_option("words", complete_words, "the command line after rig, up to the word");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
@@ -102,6 +110,8 @@ int main(int argc, char** argv) {
         return code == 0 ? k_exit_ok : k_exit_usage;
     }
 
+    if (*complete)
+        return complete_command(app, global, complete_words);
     if (*plan)
         return plan_command(global, plan_file, plan_format);
     if (*sample)

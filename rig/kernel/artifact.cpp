@@ -87,13 +87,24 @@ Expected<Artifact> adopt(const fs::path& staging, Artifact artifact, const fs::p
     return load_artifact(target);
 }
 
+// depmod from PATH, else where kmod puts it: a normal user's PATH on Debian lacks /usr/sbin.
+std::string depmod_program() {
+    if (proc::find_program("depmod"))
+        return "depmod";
+    for (const char* path : {"/usr/sbin/depmod", "/sbin/depmod"})
+        if (::access(path, X_OK) == 0)
+            return path;
+    return "depmod";
+}
+
 // Debian packages ship no modules.dep (their postinst runs depmod), so run it here.
 Expected<void> ensure_depmod(const fs::path& root, const std::string& release) {
     if (fs::exists(root / "lib/modules" / release / "modules.dep"))
         return {};
     if (!fs::exists(root / "lib/modules" / release))
         return {};
-    RIG_TRY(run_checked({"depmod", "-b", root.string(), release}, root, std::chrono::minutes(5)));
+    RIG_TRY(run_checked({depmod_program(), "-b", root.string(), release}, root,
+                        std::chrono::minutes(5)));
     return {};
 }
 

@@ -3,6 +3,7 @@
 #include "spec/backend.hpp"
 
 #include "core/axis.hpp"
+#include "spec/keys.hpp"
 #include "spec/reader_context.hpp"
 #include "util/units.hpp"
 
@@ -14,8 +15,6 @@ using core::Located;
 
 namespace {
 
-const std::vector<std::string> k_slurm_keys{"partition", "time",   "account", "constraint",
-                                            "exclusive", "sbatch", "shared"};
 // sbatch options rig sets itself for every job: the array, its name (how a resumed run
 // finds its jobs), where output goes, and the script with its arguments.
 const std::vector<std::string> k_sbatch_owned{

@@ -3,6 +3,7 @@
 #include "spec/guest.hpp"
 
 #include "core/axis.hpp"
+#include "spec/keys.hpp"
 #include "spec/reader_context.hpp"
 #include "spec/yaml_reader.hpp"
 #include "util/units.hpp"
@@ -14,10 +15,6 @@ namespace rig::spec {
 using core::Located;
 
 namespace {
-
-const std::vector<std::string> k_guest_keys{"memory",  "cpus",       "accel",      "count_9p",
-                                            "scratch", "host_paths", "share_limit"};
-const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
 
 // Below this a guest kernel plus the build workload does not fit.
 constexpr uint64_t k_min_memory_mib = 128;

@@ -3,6 +3,7 @@
 #include "spec/kernels.hpp"
 
 #include "core/diagnostic.hpp"
+#include "spec/keys.hpp"
 #include "spec/reader_context.hpp"
 #include "util/strings.hpp"
 
@@ -15,9 +16,6 @@ using core::Located;
 
 namespace {
 
-const std::vector<std::string> k_kernel_keys{"name",    "debian",  "flavour", "image",
-                                             "modules", "build",   "git",     "ref",
-                                             "config",  "patches", "options"};
 const std::vector<std::string> k_sources{"debian", "image", "git"};
 const std::vector<std::string> k_git_only{"ref", "config", "patches", "options"};
 

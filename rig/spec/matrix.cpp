@@ -6,6 +6,7 @@
 #include "core/diagnostic.hpp"
 #include "core/fs.hpp"
 #include "core/matrix.hpp"
+#include "spec/keys.hpp"
 #include "spec/reader_context.hpp"
 #include "util/strings.hpp"
 
@@ -83,11 +84,6 @@ Expected<std::vector<core::AxisValues>> read_matrix(const Context& context, cons
 
 Expected<std::vector<core::Rule>> read_rules(const Context& context, const Entry& entry,
                                              const std::vector<core::Kernel>& kernels) {
-    static const std::vector<std::string> k_rule_keys = [] {
-        std::vector<std::string> keys = core::axis_names();
-        keys.push_back("kernel");
-        return keys;
-    }();
     std::vector<std::string> kernel_names;
     for (const core::Kernel& kernel : kernels)
         kernel_names.push_back(kernel.name);
@@ -97,7 +93,7 @@ Expected<std::vector<core::Rule>> read_rules(const Context& context, const Entry
         core::Rule rule;
         rule.loc = loc_of(item.node);
         rule.path = item.path;
-        std::vector<Entry> keys = RIG_TRY(read_map(context, item.node, item.path, &k_rule_keys));
+        std::vector<Entry> keys = RIG_TRY(read_map(context, item.node, item.path, &rule_keys()));
         if (keys.empty())
             return error_at(context, item.node, item.path,
                             "empty rule; name at least one axis or 'kernel'");

@@ -9,6 +9,7 @@
 #include "spec/guest.hpp"
 #include "spec/indentation.hpp"
 #include "spec/kernels.hpp"
+#include "spec/keys.hpp"
 #include "spec/matrix.hpp"
 #include "spec/reader_context.hpp"
 #include "spec/workload.hpp"
@@ -26,10 +27,6 @@ namespace rig::spec {
 namespace {
 
 using core::Located;
-
-const std::vector<std::string> k_top_keys{"name",     "kernels", "matrix", "exclude", "include",
-                                          "workload", "repeat",  "warmup", "guest",   "timeouts",
-                                          "backend",  "uri",     "hosts",  "slurm",   "jobs"};
 
 Expected<core::Scenario> read_scenario(const Context& context, const YAML::Node& root,
                                        std::string_view text) {

@@ -2,6 +2,7 @@
 // The `workload:` key read into core::Workload.
 #include "spec/workload.hpp"
 
+#include "spec/keys.hpp"
 #include "spec/reader_context.hpp"
 
 namespace rig::spec {
@@ -9,10 +10,6 @@ namespace rig::spec {
 using core::Located;
 
 namespace {
-
-const std::vector<std::string> k_workload_keys{"generate", "tree",   "command",
-                                               "phases",   "module", "params"};
-const std::vector<std::string> k_generate_keys{"units", "headers", "functions"};
 
 Expected<core::GenerateParams> read_generate(const Context& context, const Entry& entry) {
     core::GenerateParams params;

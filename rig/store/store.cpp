@@ -185,6 +185,34 @@ Expected<Integrity> Database::check_integrity(const std::filesystem::path& path)
     return integrity;
 }
 
+namespace {
+
+// The first column of a query's rows, from a read-only connection that waits for a writer
+// a moment at most: a completion that hangs is worse than one without ids.
+Expected<std::vector<int64_t>> read_ids(const std::filesystem::path& path, std::string_view sql) {
+    RIG_TRY(check_exists(path));
+    Impl impl;
+    impl.m_path = path;
+    if (sqlite3_open_v2(path.c_str(), &impl.m_db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+        return tl::unexpected(impl.error("cannot open"));
+    sqlite3_busy_timeout(impl.m_db, 200);
+    auto statement = RIG_TRY(Statement::prepare(impl, sql));
+    std::vector<int64_t> ids;
+    while (RIG_TRY(statement.step()))
+        ids.push_back(statement.integer(0));
+    return ids;
+}
+
+} // namespace
+
+Expected<std::vector<int64_t>> Database::run_ids(const std::filesystem::path& path) {
+    return read_ids(path, "SELECT id FROM runs ORDER BY id");
+}
+
+Expected<std::vector<int64_t>> Database::bisect_ids(const std::filesystem::path& path) {
+    return read_ids(path, "SELECT id FROM bisects ORDER BY id");
+}
+
 void Database::wait_for_locks(LockWait wait) {
     m_impl->m_lock_wait = std::move(wait);
     // Replaces the busy timeout: SQLite keeps one busy handler per connection.

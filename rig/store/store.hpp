@@ -220,6 +220,11 @@ public:
                                                     Access access = Access::create);
     // SQLite's quick_check of an existing file, read-only; an error when it cannot be opened.
     static Expected<Integrity> check_integrity(const std::filesystem::path& path);
+    // The ids of the stored runs, and of the bisects, oldest first: read-only, without
+    // migrating or waiting long for a lock, so that a shell's completion may ask at every
+    // Tab. An error when the file is missing or is no rig database.
+    static Expected<std::vector<int64_t>> run_ids(const std::filesystem::path& path);
+    static Expected<std::vector<int64_t>> bisect_ids(const std::filesystem::path& path);
     ~Database();
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;

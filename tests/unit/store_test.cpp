@@ -180,6 +180,25 @@ TEST(StoreOpen, ReopenKeepsData) {
     expect_same(make_sample("aaaaaaaaaaaa", 0), samples[0]);
 }
 
+// What `rig complete` offers for a run or bisect id: read without opening the database
+// for writing, and nothing (an error) where there is no database.
+TEST(StoreOpen, RunAndBisectIdsAreReadOnly) {
+    TempDir dir;
+    auto path = dir.path() / "results.db";
+    EXPECT_FALSE(Database::run_ids(path));
+    {
+        auto db = open_ok(path);
+        ASSERT_TRUE(db);
+        ASSERT_TRUE(db->begin_run(make_run()));
+        ASSERT_TRUE(db->begin_run(make_run()));
+    }
+    EXPECT_EQ(Database::run_ids(path).value(), (std::vector<int64_t>{1, 2}));
+    EXPECT_EQ(Database::bisect_ids(path).value(), std::vector<int64_t>{});
+    EXPECT_FALSE(fs::exists(dir.path() / "typo.db"));
+    EXPECT_FALSE(Database::bisect_ids(dir.path() / "typo.db"));
+    EXPECT_FALSE(fs::exists(dir.path() / "typo.db"));
+}
+
 TEST(StoreOpen, EmptyFileMigrates) {
     TempDir dir;
     auto path = dir.path() / "results.db";
