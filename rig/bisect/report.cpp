@@ -247,7 +247,7 @@ std::string changes_block(const Context& context) {
     return report::changes_text(
         report::what_changed(good, bad, k_changes_fdr),
         "what changed from the commits judged good (" + std::to_string(good.durations.size()) +
-            " samples) to those judged bad (" + std::to_string(bad.durations.size()) + "):",
+            " samples) to those judged bad (" + std::to_string(bad.durations.size()) + " samples):",
         false);
 }
 
