@@ -25,6 +25,27 @@ void on_signal(int) {
 
 } // namespace
 
+const std::map<std::string, report::PlanFormat>& plan_format_words() {
+    static const std::map<std::string, report::PlanFormat> words{
+        {"text", report::PlanFormat::text}, {"json", report::PlanFormat::json}};
+    return words;
+}
+
+const std::map<std::string, report::Format>& report_format_words() {
+    static const std::map<std::string, report::Format> words{{"text", report::Format::text},
+                                                             {"markdown", report::Format::markdown},
+                                                             {"csv", report::Format::csv},
+                                                             {"json", report::Format::json},
+                                                             {"html", report::Format::html}};
+    return words;
+}
+
+const std::map<std::string, core::Test>& test_words() {
+    static const std::map<std::string, core::Test> words{
+        {"welch", core::Test::welch}, {"mann-whitney", core::Test::mann_whitney}};
+    return words;
+}
+
 const std::atomic<bool>& catch_interrupts() {
     struct sigaction action {};
     action.sa_handler = on_signal;

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,12 @@ const std::atomic<bool>& catch_interrupts();
 // Makes the database's writes wait for another process's lock for as long as it is held,
 // saying on stderr who holds it, until `interrupted` (the write then fails as interrupted).
 void wait_for_locks(store::Database& db, const std::atomic<bool>& interrupted);
+
+// The words of the options that take one of a fixed set, for each option's parser and for
+// the shell's completion (cli/complete.hpp), so that the two cannot disagree.
+const std::map<std::string, report::PlanFormat>& plan_format_words(); // plan --format
+const std::map<std::string, report::Format>& report_format_words();   // report --format
+const std::map<std::string, core::Test>& test_words();                // report --test
 
 struct GlobalOptions {
     std::filesystem::path db; // --db, RIG_DB, or rig-results/rig.db

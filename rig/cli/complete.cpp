@@ -4,6 +4,7 @@
 
 #include "core/scenario.hpp"
 #include "store/store.hpp"
+#include "util/strings.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -14,19 +15,23 @@ namespace rig::cli {
 
 namespace {
 
+template <typename Value>
+std::vector<std::string> words_of(const std::map<std::string, Value>& map) {
+    std::vector<std::string> words;
+    for (const auto& [word, value] : map)
+        words.push_back(word);
+    return words;
+}
+
 // The values of options whose words CLI11 checks but cannot list: (command, option).
 const std::map<std::pair<std::string, std::string>, std::vector<std::string>>& known_values() {
     static const std::map<std::pair<std::string, std::string>, std::vector<std::string>> values{
-        {{"plan", "--format"}, {"text", "json"}},
-        {{"report", "--format"}, {"text", "markdown", "csv", "json", "html"}},
-        {{"report", "--test"}, {"welch", "mann-whitney"}},
+        {{"plan", "--format"}, words_of(plan_format_words())},
+        {{"report", "--format"}, words_of(report_format_words())},
+        {{"report", "--test"}, words_of(test_words())},
         {{"run", "--backend"}, core::backend_words()},
     };
     return values;
-}
-
-bool starts_with(const std::string& text, const std::string& prefix) {
-    return text.compare(0, prefix.size(), prefix) == 0;
 }
 
 // Subcommands a user types: every one but those without a group (complete itself).
@@ -128,7 +133,7 @@ std::vector<std::string> completions(const CLI::App& app, const std::vector<std:
             continue;
         }
         pending = nullptr;
-        if (starts_with(word, "-")) {
+        if (util::starts_with(word, "-")) {
             size_t equals = word.find('=');
             const CLI::Option* option = find_option(command, word.substr(0, equals));
             if (!option)
@@ -154,7 +159,7 @@ std::vector<std::string> completions(const CLI::App& app, const std::vector<std:
         candidates = option_values(*command, *pending, database);
     // After an option whose value may be left out, anything else may follow.
     if (!pending || pending->get_expected_min() == 0) {
-        if (starts_with(current, "-")) {
+        if (util::starts_with(current, "-")) {
             for (const CLI::App* level = command; level; level = level->get_parent())
                 for (const CLI::Option* option : level->get_options())
                     if (option->nonpositional())
@@ -173,7 +178,7 @@ std::vector<std::string> completions(const CLI::App& app, const std::vector<std:
 
     std::vector<std::string> matching;
     for (const std::string& candidate : candidates)
-        if ((candidate.front() == '@' || starts_with(candidate, current)) &&
+        if ((candidate.front() == '@' || util::starts_with(candidate, current)) &&
             std::find(matching.begin(), matching.end(), candidate) == matching.end())
             matching.push_back(candidate);
     return matching;

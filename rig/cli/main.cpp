@@ -71,8 +71,7 @@ int main(int argc, char** argv) {
     auto* plan = app.add_subcommand("plan", "print the cells a scenario expands to");
     plan->add_option("scenario", plan_file, "scenario YAML file")->required();
     plan->add_option("--format", plan_format, "text or json")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, rig::report::PlanFormat>{
-            {"text", rig::report::PlanFormat::text}, {"json", rig::report::PlanFormat::json}}));
+        ->transform(CLI::CheckedTransformer(rig::cli::plan_format_words()));
 
     RunCommandOptions run_options;
     auto [run, resume] = add_run_command(app, run_options);

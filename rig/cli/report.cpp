@@ -105,8 +105,7 @@ void add_report_options(CLI::App& command, ReportCommandOptions& options) {
                        "for example kernel=deb-6.1");
     command
         .add_option("--test", options.test, "significance test: welch (default) or mann-whitney")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, core::Test>{
-            {"welch", core::Test::welch}, {"mann-whitney", core::Test::mann_whitney}}));
+        ->transform(CLI::CheckedTransformer(test_words()));
     command.add_option("--alpha", options.alpha, "significance level (default 0.05)")
         ->check(CLI::Range(0.0, 1.0));
     command.add_option("--metric", options.metrics,
@@ -117,12 +116,7 @@ void add_report_options(CLI::App& command, ReportCommandOptions& options) {
     command.add_option("--rows", options.rows, "pivot: keys down the side, comma-separated");
     command.add_option("--cols", options.cols, "pivot: keys across the top, comma-separated");
     command.add_option("--format", options.format, "text, markdown, csv, json or html")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, report::Format>{{"text", report::Format::text},
-                                                  {"markdown", report::Format::markdown},
-                                                  {"csv", report::Format::csv},
-                                                  {"json", report::Format::json},
-                                                  {"html", report::Format::html}}));
+        ->transform(CLI::CheckedTransformer(report_format_words()));
     command.add_flag_callback(
         "--errors", [&options] { options.view = report::View::errors; },
         "error-line signatures with counts and the first occurrence per cell");
