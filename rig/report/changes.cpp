@@ -217,12 +217,15 @@ std::string change_line(const MetricChange& change) {
         metric_text(change.after.q3 - change.after.q1));
 }
 
+std::string counted_text(const ChangeSet& set) {
+    return fmt::format("{} figures compared, {} of them varying (rank test, false discovery "
+                       "rate controlled)",
+                       set.compared, set.tested);
+}
+
 std::string changes_text(const ChangeSet& set, const std::string& heading, bool markdown) {
     std::string out = markdown ? "### " + heading + "\n\n" : heading + "\n";
-    const std::string counted =
-        fmt::format("{} figures compared, {} of them varying (rank test, false discovery rate "
-                    "controlled)",
-                    set.compared, set.tested);
+    const std::string counted = counted_text(set);
     if (set.changes.empty())
         return out + (markdown ? "" : "  ") + "nothing changed significantly; " + counted + "\n";
     out += (markdown ? "" : "  ") + counted + "\n";
@@ -265,7 +268,7 @@ std::vector<CellChanges> changes_of(const ReportData& data,
         const Comparison& comparison = comparisons[i];
         if (comparison.role != Role::compared)
             continue;
-        out.push_back({i, comparison.twin,
+        out.push_back({i,
                        "what changed: " + describe_cell(data, i) + ", against " +
                            describe_cell(data, comparison.twin),
                        what_changed(data.cells[comparison.twin], data.cells[i], fdr)});

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// What changed between two cells (a cell and its baseline twin, a culprit and its
-// parent): every metric both carry, the duration and host CPU, each decided on its own,
-// and the significant ones ranked by size within groups a maintainer reads together.
+// What changed between two cells (a cell and its baseline twin; in a bisect, the samples
+// judged good and those judged bad): every metric both carry, the duration and host CPU, each
+// decided on its own, and the significant ones ranked by size within groups a maintainer reads
+// together.
 #pragma once
 
 #include "core/stats.hpp"
@@ -44,8 +45,8 @@ struct ChangeSet {
 
 // The significant changes from `before` to `after`. A count is exact only when it did not
 // vary over at least two samples on each side (identical runs have moved getattr counts
-// by 6 %); a varying figure is significant when its q is below `fdr`. Fewer than two
-// samples on a side decides nothing but exact-looking differences are not called.
+// by 6 %); a varying figure is significant when its q is below `fdr`. With one sample on a
+// side nothing is exact, and the rank test of so few calls nothing either.
 ChangeSet what_changed(const CellResult& before, const CellResult& after, double fdr);
 
 // Where a metric is read in the block: "9p requests, share work", "virtiofs requests",
@@ -55,6 +56,9 @@ std::string metric_group(std::string_view name);
 
 // "9p.work.getattr: 72 -> 1393 (+1834.7 %), exact, n 3/3": one line of the block.
 std::string change_line(const MetricChange& change);
+
+// "12 figures compared, 3 of them varying (rank test, ...)": what the block looked at.
+std::string counted_text(const ChangeSet& set);
 
 // The block as text or markdown: a heading naming both sides, then the groups. Says so
 // when nothing changed significantly.
@@ -66,7 +70,6 @@ util::Json changes_json(const ChangeSet& set);
 // others), and the heading that names both.
 struct CellChanges {
     size_t cell = 0;
-    size_t twin = 0;
     std::string heading;
     ChangeSet set;
 };

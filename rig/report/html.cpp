@@ -234,9 +234,7 @@ std::string changes_html(const ReportData& data, const std::vector<Comparison>& 
     for (const auto& changes : changes_of(data, comparisons, options.alpha)) {
         out += fmt::format("<section class=\"changes\" data-case=\"{}\"><h3>{}</h3>\n",
                            short_label(changes.cell), escape_html(changes.heading));
-        out += fmt::format("<p>{} figures compared, {} of them varying (rank test, false "
-                           "discovery rate controlled){}</p>\n",
-                           changes.set.compared, changes.set.tested,
+        out += fmt::format("<p>{}{}</p>\n", counted_text(changes.set),
                            changes.set.changes.empty() ? "; nothing changed significantly" : "");
         std::string group;
         for (const auto& change : changes.set.changes) {
