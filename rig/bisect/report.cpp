@@ -360,6 +360,92 @@ Expected<std::string> render_status(store::Database& db, int64_t id) {
     return table.to_text() + (messages.empty() ? "" : "\n" + messages);
 }
 
+namespace {
+
+// The criterion's number on each side, as the mail's table gives it.
+struct Sides {
+    std::vector<double> good;
+    std::vector<double> bad;
+};
+
+Sides judged_values(const Context& context) {
+    Sides sides;
+    for (const auto& step : context.steps) {
+        if (step.verdict != core::Verdict::good && step.verdict != core::Verdict::bad)
+            continue;
+        std::vector<double> values = values_of(context, samples_of(context, step));
+        auto& side = step.verdict == core::Verdict::good ? sides.good : sides.bad;
+        side.insert(side.end(), values.begin(), values.end());
+    }
+    return sides;
+}
+
+std::string criterion_name(const Criterion& criterion) {
+    return criterion.kind == CriterionKind::metric ? criterion.metric : "duration";
+}
+
+} // namespace
+
+Expected<CulpritFinding> culprit_finding(int64_t id, store::Database& db,
+                                         const Settings& settings) {
+    Context context = RIG_TRY(load(id, db, settings));
+    const auto& info = context.info;
+    if (info.status != core::BisectStatus::culprit)
+        return fail(ErrorKind::usage, "bisect " + std::to_string(id) + " is " +
+                                          std::string(core::to_string(info.status)) +
+                                          ", not a verified culprit");
+    CulpritFinding finding;
+    auto commit = RIG_TRY(context.history->describe(info.culprit));
+    finding.culprit = commit.sha;
+    finding.subject = commit.subject;
+    finding.author = commit.author;
+    finding.date = commit.date;
+    finding.cell = context.cell;
+    const auto* culprit_step = find_step(context, core::StepRole::verify_culprit);
+    const auto* parent_step = find_step(context, core::StepRole::verify_parent);
+    if (parent_step) {
+        finding.parent = parent_step->commit;
+        if (auto parent = context.history->describe(parent_step->commit))
+            finding.parent_subject = parent->subject;
+    }
+    if (culprit_step && parent_step)
+        finding.verification =
+            "the commit tested " + std::string(core::to_string(culprit_step->verdict)) +
+            " again (" + culprit_step->evidence + "); its parent tested " +
+            std::string(core::to_string(parent_step->verdict)) + " (" + parent_step->evidence + ")";
+    if (compares_values(context.criterion)) {
+        Sides sides = judged_values(context);
+        Spread good = spread_of(sides.good);
+        Spread bad = spread_of(sides.bad);
+        const std::string name = criterion_name(context.criterion);
+        if (good.n > 0 && bad.n > 0 && good.median != 0) {
+            const double change = (bad.median - good.median) / good.median * 100;
+            finding.headline = util::fixed(std::abs(change), 1) + "% " +
+                               (change >= 0 ? "regression" : "drop") + " of " + name;
+        } else {
+            finding.headline = "regression of " + name;
+        }
+        finding.comparison = name + ", parent side: " + to_text(good) + "\n" + name +
+                             ", culprit side: " + to_text(bad) + "\n";
+    } else {
+        ErrorModel model = endpoint_model(context);
+        std::string line = model.targets.empty()
+                               ? std::string(k_silent_family)
+                               : model.families.at(*model.targets.begin()).example;
+        finding.headline = "new error: " + truncated(line, 60);
+        finding.comparison = describe_regression(model);
+    }
+    finding.changes = changes_block(context);
+    finding.confidence = confidence_of(context);
+    finding.steps = steps_table(context);
+    Cost cost = RIG_TRY(cost_of(context));
+    finding.cost = std::to_string(cost.builds) + " kernel builds (" +
+                   util::fixed(cost.build_seconds / 60, 1) + " min), " +
+                   std::to_string(cost.boots) + " guest boots, " +
+                   std::to_string(context.steps.size()) + " steps";
+    return finding;
+}
+
 Expected<std::string> render_report(int64_t id, store::Database& db, const Settings& settings) {
     Context context = RIG_TRY(load(id, db, settings));
     const auto& info = context.info;

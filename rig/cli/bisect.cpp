@@ -14,9 +14,7 @@
 
 namespace rig::cli {
 
-namespace {
-
-bisect::Settings settings_for(const GlobalOptions& global) {
+bisect::Settings bisect_settings(const GlobalOptions& global) {
     bisect::Settings settings;
     // Absolute: QEMU and virtiofsd resolve paths from their own cwd.
     settings.results_dir =
@@ -27,6 +25,8 @@ bisect::Settings settings_for(const GlobalOptions& global) {
     settings.program = std::filesystem::read_symlink("/proc/self/exe", ec);
     return settings;
 }
+
+namespace {
 
 int exit_code_for(core::BisectStatus status) {
     switch (status) {
@@ -134,7 +134,7 @@ int bisect_command(const GlobalOptions& global, const BisectCommandOptions& opti
         store::Database::open(global.db, writes ? store::Access::create : store::Access::existing);
     if (!db)
         return report_error(db.error());
-    bisect::Settings settings = settings_for(global);
+    bisect::Settings settings = bisect_settings(global);
     switch (options.action) {
     case BisectAction::start: {
         auto id = bisect::create_bisect(options.start, **db, settings);

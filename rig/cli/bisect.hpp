@@ -19,6 +19,9 @@ struct BisectCommandOptions {
     int64_t id = 0; // resume, report, log; status: 0 = every bisect
 };
 
+// Results beside the database, kernels in the user's cache, rig's own binary for Slurm.
+bisect::Settings bisect_settings(const GlobalOptions& global);
+
 // Adds `bisect` with its subcommands to `app`.
 void add_bisect_command(CLI::App& app, BisectCommandOptions& options);
 // Exit codes: 0 culprit found and verified, 1 no verified culprit (not reproducible,

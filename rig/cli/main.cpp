@@ -5,6 +5,7 @@
 #include "cli/complete.hpp"
 #include "cli/kernel.hpp"
 #include "cli/report.hpp"
+#include "cli/watch.hpp"
 #include "rig_config.hpp"
 #include "run/share_mount.hpp"
 
@@ -95,6 +96,9 @@ int main(int argc, char** argv) {
     BisectCommandOptions bisect_options;
     add_bisect_command(app, bisect_options);
 
+    WatchCommandOptions watch_options;
+    add_watch_command(app, watch_options);
+
     // Hidden (no group): completion/rig's question, `rig complete -- WORD...`; after `--`
     // every word is one of the command line's, options too.
     std::vector<std::string> complete_words;
@@ -123,6 +127,8 @@ int main(int argc, char** argv) {
         return report_command(global, report_options);
     if (bisect_options.action != BisectAction::none)
         return bisect_command(global, bisect_options);
+    if (watch_options.chosen || watch_options.status)
+        return watch_command(global, watch_options);
     if (*run) {
         run_options.resume = resume->count() > 0;
         return run_command(global, run_options);

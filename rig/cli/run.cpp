@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `rig run`: load or resume, run, store, print the table.
 #include "cli/commands.hpp"
+#include "cli/hosts.hpp"
 #include "kernel/artifact.hpp"
 #include "report/invalidation.hpp"
 #include "report/results.hpp"
@@ -80,51 +81,6 @@ Expected<Loaded> load_for_run(store::Database& db, const RunCommandOptions& opti
     return Loaded{std::move(scenario), run->id, as_started(options, *run)};
 }
 
-// The hypervisors a run uses: the local QEMU, or one per libvirt URI.
-struct Hypervisors {
-    std::vector<std::unique_ptr<vm::Hypervisor>> owned;
-    std::vector<run::Host> hosts;
-};
-
-core::Backend chosen_backend(const core::Scenario& scenario, const RunCommandOptions& options) {
-    return options.backend.value_or(scenario.backend);
-}
-
-Expected<Hypervisors> choose_hypervisors(const core::Scenario& scenario,
-                                         const RunCommandOptions& options) {
-    core::Backend backend = chosen_backend(scenario, options);
-    bool libvirt = backend == core::Backend::libvirt;
-    Hypervisors chosen;
-    if (backend == core::Backend::slurm) {
-        if (!options.uris.empty())
-            return fail(ErrorKind::usage, "--uri applies only to backend libvirt, not slurm");
-        if (options.jobs > 0)
-            return fail(ErrorKind::usage, "--jobs applies to backends qemu and libvirt; on "
-                                          "slurm the cluster runs as many samples as it has "
-                                          "room for");
-        return chosen; // the nodes boot the guests
-    }
-    if (!libvirt) {
-        if (!options.uris.empty())
-            return fail(ErrorKind::usage, "--uri applies only to backend libvirt; add "
-                                          "--backend libvirt");
-        chosen.owned.push_back(vm::make_qemu_hypervisor());
-        chosen.hosts.push_back({"local", chosen.owned.back().get()});
-        return chosen;
-    }
-    std::vector<std::string> uris = options.uris;
-    if (uris.empty())
-        uris = scenario.hosts.empty() ? std::vector<std::string>{scenario.uri} : scenario.hosts;
-    for (const std::string& uri : uris) {
-        for (const run::Host& host : chosen.hosts)
-            if (host.name == uri)
-                return fail(ErrorKind::usage, "libvirt URI " + uri + " given twice");
-        chosen.owned.push_back(vm::make_libvirt_hypervisor(uri));
-        chosen.hosts.push_back({uri, chosen.owned.back().get()});
-    }
-    return chosen;
-}
-
 } // namespace
 
 int run_command(const GlobalOptions& global, const RunCommandOptions& given) {
@@ -151,22 +107,7 @@ int run_command(const GlobalOptions& global, const RunCommandOptions& given) {
 
     const std::atomic<bool>& interrupted = catch_interrupts();
     wait_for_locks(**db, interrupted);
-    run::RunSettings settings;
-    // Absolute: QEMU and the sandboxed virtiofsd resolve paths from their own cwd.
-    settings.results_dir =
-        std::filesystem::absolute(global.db.parent_path().empty() ? "." : global.db.parent_path());
-    settings.cache_dir = kernel::default_cache_dir();
-    settings.tty = ::isatty(STDOUT_FILENO) != 0;
-    settings.jobs = options.jobs;
-    settings.backend = options.backend;
-    settings.uris = options.uris;
-    settings.db = global.db;
-    if (chosen_backend(loaded->scenario, options) == core::Backend::slurm) {
-        settings.batch = true;
-        settings.shared = loaded->scenario.slurm.shared;
-        std::error_code ec;
-        settings.program = std::filesystem::read_symlink("/proc/self/exe", ec);
-    }
+    run::RunSettings settings = run_settings(global, loaded->scenario, options);
     auto summary = run::run_scenario(loaded->scenario, **db, hypervisors->hosts, settings,
                                      loaded->run_id, interrupted, std::cout);
     if (!summary)

@@ -155,6 +155,33 @@ struct Slurm {
     Loc loc; // of the `slurm` key, or of `backend` when there is none
 };
 
+// `watch:`: the branch `rig watch` follows, how it judges each new head against the heads
+// before it, and where its reports go.
+struct Watch {
+    std::string kernel; // the git kernel entry whose branch is followed
+    // Fetched from (a path or any URL git fetches) into the entry's repository, under
+    // refs/rig/watch/BRANCH; "" reads BRANCH of the entry's repository itself.
+    std::string repo;
+    std::string branch;
+    std::chrono::seconds interval{std::chrono::minutes(10)}; // between rounds
+    // errors, duration[:+N%], metric:NAME[:+N%]: the bisect's criteria, checked by watch/
+    // (where they are parsed) at the place they were written.
+    std::vector<Located> criteria;
+    // Only heads whose new commits touch one of these (git pathspecs) are tested.
+    std::vector<std::string> paths;
+    // A fixed revision each head is also held against, so that small steps cannot add up
+    // past a threshold unseen; "" none.
+    std::string reference;
+    int samples = 3; // of the last good head and the new one, when a suspect is confirmed
+    int max_bisect_samples = 10;   // per commit of a bisect (its --max-samples)
+    std::string outbox;            // reports, one mbox file each; relative to the file
+    std::vector<std::string> send; // a command given each report's path; none: kept
+    std::string from;              // the robot's identity: "Name <address>"
+    std::vector<std::string> cc;   // lists; with regressions@lists.linux.dev regzbot acts
+    std::string archive;           // the list archive's URL: Closes: ARCHIVE/MESSAGE-ID
+    Loc loc;
+};
+
 struct Scenario {
     std::string file; // path as given, for messages
     // The absolute folder relative paths resolve from (git repositories, patches, fragments,
@@ -179,6 +206,7 @@ struct Scenario {
     std::string uri = "qemu:///system";
     std::vector<std::string> hosts;
     Slurm slurm;
+    std::optional<Watch> watch;
 };
 
 } // namespace rig::core

@@ -57,6 +57,26 @@ constexpr Words<Backend, 3> k_backends{{
     {Backend::slurm, "slurm"},
 }};
 
+constexpr Words<HeadStatus, 5> k_head_statuses{{
+    {HeadStatus::testing, "testing"},
+    {HeadStatus::good, "good"},
+    {HeadStatus::bad, "bad"},
+    {HeadStatus::skipped, "skipped"},
+    {HeadStatus::suspect, "suspect"},
+}};
+constexpr Words<FindingStatus, 6> k_finding_statuses{{
+    {FindingStatus::suspect, "suspect"},
+    {FindingStatus::unconfirmed, "unconfirmed"},
+    {FindingStatus::reported, "reported"},
+    {FindingStatus::linked, "linked"},
+    {FindingStatus::inconclusive, "inconclusive"},
+    {FindingStatus::stopped, "stopped"},
+}};
+constexpr Words<RegressionStatus, 2> k_regression_statuses{{
+    {RegressionStatus::open, "open"},
+    {RegressionStatus::fixed, "fixed"},
+}};
+
 template <typename E, size_t N> std::string_view word(const Words<E, N>& words, E value) {
     for (const auto& [known, text] : words)
         if (known == value)
@@ -125,6 +145,25 @@ Expected<Verdict> parse_verdict(std::string_view text) {
 }
 Expected<Backend> parse_backend(std::string_view text) {
     return parse(k_backends, text, "backend");
+}
+
+std::string_view to_string(HeadStatus status) {
+    return word(k_head_statuses, status);
+}
+std::string_view to_string(FindingStatus status) {
+    return word(k_finding_statuses, status);
+}
+std::string_view to_string(RegressionStatus status) {
+    return word(k_regression_statuses, status);
+}
+Expected<HeadStatus> parse_head_status(std::string_view text) {
+    return parse(k_head_statuses, text, "watch head status");
+}
+Expected<FindingStatus> parse_finding_status(std::string_view text) {
+    return parse(k_finding_statuses, text, "watch finding status");
+}
+Expected<RegressionStatus> parse_regression_status(std::string_view text) {
+    return parse(k_regression_statuses, text, "regression status");
 }
 
 std::vector<std::string> backend_words() {

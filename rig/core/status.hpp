@@ -50,6 +50,29 @@ enum class Verdict { good, bad, skip, unsure };
 // Where a run's guests boot: a scenario's `backend:`, or `rig run --backend`.
 enum class Backend { qemu, libvirt, slurm };
 
+// A head of a watched branch (`rig watch`).
+enum class HeadStatus {
+    testing, // its cells run, or are judged: a round resumes it
+    good,    // no confirmed regression against its baselines: the next baseline
+    bad,     // a confirmed regression, reported or linked to one reported
+    skipped, // its new commits touch none of the watch's paths
+    suspect, // a suspected regression not confirmed or not bisected to a commit: not good,
+             // not reported; the baseline stays before it
+};
+
+// A suspected regression of one cell of a head under one criterion.
+enum class FindingStatus {
+    suspect,      // found against a baseline; its bisect (which confirms it first) is due
+    unconfirmed,  // fresh samples of both sides did not show it: noise
+    reported,     // bisected to a culprit that was mailed
+    linked,       // the same regression as one reported before
+    inconclusive, // the bisect ended in a range, or could not verify its culprit
+    stopped,      // the bisect hit its cost cap or the machinery failed
+};
+
+// A regression `rig watch` reported: open until a later head no longer shows it.
+enum class RegressionStatus { open, fixed };
+
 std::string_view to_string(BuildOutcome outcome);
 std::string_view to_string(RunStatus status);
 std::string_view to_string(HostStatus status);
@@ -65,6 +88,12 @@ Expected<BisectStatus> parse_bisect_status(std::string_view text);
 Expected<StepRole> parse_step_role(std::string_view text);
 Expected<Verdict> parse_verdict(std::string_view text);
 Expected<Backend> parse_backend(std::string_view text);
+std::string_view to_string(HeadStatus status);
+std::string_view to_string(FindingStatus status);
+std::string_view to_string(RegressionStatus status);
+Expected<HeadStatus> parse_head_status(std::string_view text);
+Expected<FindingStatus> parse_finding_status(std::string_view text);
+Expected<RegressionStatus> parse_regression_status(std::string_view text);
 
 // The backends' words in their table's order: for a "did you mean" and the CLI's check.
 std::vector<std::string> backend_words();

@@ -11,6 +11,7 @@ extern const char rig_report_style_css[];
 extern const char rig_report_summary_txt[];
 extern const char rig_report_table_txt[];
 extern const char rig_report_bisect_mail_txt[];
+extern const char rig_report_watch_mail_txt[];
 
 namespace rig::report {
 
@@ -54,6 +55,8 @@ const char* builtin_template(Builtin which) {
         return rig_report_table_txt;
     case Builtin::bisect_mail:
         return rig_report_bisect_mail_txt;
+    case Builtin::watch_mail:
+        return rig_report_watch_mail_txt;
     }
     return "";
 }

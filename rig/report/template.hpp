@@ -15,7 +15,7 @@ namespace rig::report {
 // text and markdown report's summary (reports/summary.txt.mustache) and the results table
 // in it (reports/table.txt.mustache), and the bisect report's summary for a mail
 // (reports/bisect-mail.txt.mustache).
-enum class Builtin { page_html, page_style, summary_text, table_text, bisect_mail };
+enum class Builtin { page_html, page_style, summary_text, table_text, bisect_mail, watch_mail };
 
 const char* builtin_template(Builtin which);
 

@@ -8,9 +8,9 @@
 
 namespace rig::spec {
 
-const std::vector<std::string> k_top_keys{"name",     "kernels", "matrix", "exclude", "include",
-                                          "workload", "repeat",  "warmup", "guest",   "timeouts",
-                                          "backend",  "uri",     "hosts",  "slurm",   "jobs"};
+const std::vector<std::string> k_top_keys{
+    "name",  "kernels",  "matrix",  "exclude", "include", "workload", "repeat", "warmup",
+    "guest", "timeouts", "backend", "uri",     "hosts",   "slurm",    "jobs",   "watch"};
 const std::vector<std::string> k_kernel_keys{"name",    "debian",  "flavour", "image",
                                              "modules", "build",   "git",     "ref",
                                              "config",  "patches", "options"};
@@ -22,6 +22,12 @@ const std::vector<std::string> k_guest_keys{"memory",  "cpus",       "accel",   
 const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
 const std::vector<std::string> k_slurm_keys{"partition", "time",   "account", "constraint",
                                             "exclusive", "sbatch", "shared"};
+
+const std::vector<std::string> k_watch_keys{"kernel",    "repo",     "branch",
+                                            "interval",  "criteria", "paths",
+                                            "reference", "samples",  "max_bisect_samples",
+                                            "outbox",    "send",     "from",
+                                            "cc",        "archive"};
 
 const std::vector<std::string>& rule_keys() {
     static const std::vector<std::string> keys = [] {
@@ -49,6 +55,7 @@ std::vector<KeyGroup> key_groups() {
         {"`guest`", k_guest_keys},
         {"`slurm`", k_slurm_keys},
         {"`timeouts`", k_timeout_keys},
+        {"`watch`", k_watch_keys},
     };
 }
 

@@ -15,6 +15,7 @@ extern const std::vector<std::string> k_generate_keys;
 extern const std::vector<std::string> k_guest_keys;
 extern const std::vector<std::string> k_timeout_keys;
 extern const std::vector<std::string> k_slurm_keys;
+extern const std::vector<std::string> k_watch_keys;
 
 // The keys of one map and the README section that documents them, by its heading
 // ("`guest`"; "Top-level keys" for the top level).

@@ -12,6 +12,7 @@
 #include "spec/keys.hpp"
 #include "spec/matrix.hpp"
 #include "spec/reader_context.hpp"
+#include "spec/watch.hpp"
 #include "spec/workload.hpp"
 #include "spec/yaml_reader.hpp"
 
@@ -92,6 +93,8 @@ Expected<core::Scenario> read_scenario(const Context& context, const YAML::Node&
     if (const Entry* timeouts = find_entry(entries, "timeouts"))
         scenario.timeouts = RIG_TRY(read_timeouts(context, *timeouts));
     RIG_TRY(read_backend(context, entries, scenario));
+    if (const Entry* watch = find_entry(entries, "watch"))
+        scenario.watch = RIG_TRY(read_watch(context, *watch, scenario.kernels));
     if (scenario.workload.kind == core::WorkloadKind::module &&
         scenario.backend == core::Backend::slurm)
         return core::config_error(context.file, scenario.slurm.loc, "backend",

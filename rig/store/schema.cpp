@@ -233,6 +233,54 @@ CREATE INDEX cells_by_key ON cells (cell_key, run_id);
 ALTER TABLE bisects ADD COLUMN cell_record TEXT NOT NULL DEFAULT '';
 )sql";
 
+// v9: `rig watch`: the heads of a watched branch, the suspected regressions found on each
+// and the regressions reported (watch/).
+const char* const k_v9_watch = R"sql(
+CREATE TABLE watch_heads (
+    id INTEGER PRIMARY KEY,
+    watch TEXT NOT NULL,
+    "commit" TEXT NOT NULL,
+    status TEXT NOT NULL,
+    run_id INTEGER NOT NULL DEFAULT 0,
+    baseline TEXT NOT NULL DEFAULT '',
+    environment TEXT NOT NULL DEFAULT '',
+    note TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (watch, "commit")
+);
+CREATE TABLE watch_findings (
+    id INTEGER PRIMARY KEY,
+    head_id INTEGER NOT NULL REFERENCES watch_heads(id),
+    cell_key TEXT NOT NULL,
+    cell TEXT NOT NULL,
+    criterion TEXT NOT NULL,
+    baseline TEXT NOT NULL,
+    status TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT '',
+    bisect_id INTEGER NOT NULL DEFAULT 0,
+    regression_id INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (head_id, cell_key, criterion, baseline)
+);
+CREATE TABLE watch_regressions (
+    id INTEGER PRIMARY KEY,
+    watch TEXT NOT NULL,
+    culprit TEXT NOT NULL,
+    cell_key TEXT NOT NULL,
+    criterion TEXT NOT NULL,
+    found_on TEXT NOT NULL,
+    bisect_id INTEGER NOT NULL DEFAULT 0,
+    subject TEXT NOT NULL DEFAULT '',
+    message_id TEXT NOT NULL DEFAULT '',
+    mail TEXT NOT NULL DEFAULT '',
+    sent INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL,
+    fixed_in TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    UNIQUE (watch, culprit, cell_key, criterion)
+);
+)sql";
+
 } // namespace
 
 const std::vector<std::string>& migrations() {
@@ -243,7 +291,8 @@ const std::vector<std::string>& migrations() {
                                                   k_v5_metrics_index,
                                                   k_v6_sample_cpus,
                                                   k_v7_run_launch,
-                                                  k_v8_cell_records};
+                                                  k_v8_cell_records,
+                                                  k_v9_watch};
     return scripts;
 }
 

@@ -230,6 +230,9 @@ bool parse_word(std::string_view text, core::Outcome& out);
 bool parse_word(std::string_view text, core::KernelSource& out);
 // Any word but "warning" is an error line, as rig has always read them.
 bool parse_word(std::string_view text, core::Severity& out);
+bool parse_word(std::string_view text, core::HeadStatus& out);
+bool parse_word(std::string_view text, core::FindingStatus& out);
+bool parse_word(std::string_view text, core::RegressionStatus& out);
 
 // A record with a field list (util/fields.hpp) as a table's row: each field is the
 // column of its name, except lists, which are child tables of their own.

@@ -174,6 +174,94 @@ struct BisectStep {
     std::string created_at;
 };
 
+// One head of a watched branch as `rig watch` tested it. `watch` names the watch (the
+// scenario's name and the branch); a head is stored once per watch.
+struct WatchHead {
+    int64_t id = 0;
+    std::string watch;
+    std::string commit;
+    core::HeadStatus status = core::HeadStatus::testing;
+    int64_t run_id = 0;      // the run of its cells; 0 before it began
+    std::string baseline;    // the good head it was held against; "" for the first
+    std::string environment; // what else moves results (watch/environment.hpp)
+    std::string note;        // a force-push, a new environment, why it was skipped
+    std::string created_at;  // ISO 8601 UTC; "" = now
+    std::string updated_at;
+};
+
+template <util::RecordOf<WatchHead> H, class Visit> void fields(H& head, Visit&& visit) {
+    visit("watch", head.watch);
+    visit("commit", head.commit);
+    visit("status", head.status);
+    visit("run_id", head.run_id);
+    visit("baseline", head.baseline);
+    visit("environment", head.environment);
+    visit("note", head.note);
+    visit("created_at", head.created_at);
+    visit("updated_at", head.updated_at);
+}
+
+// A suspected regression of one cell of a head under one criterion, and what became of it.
+struct WatchFinding {
+    int64_t id = 0;
+    int64_t head_id = 0;
+    std::string cell_key;  // the cell across commits (core::Cell::key)
+    std::string cell;      // its label, and the bisect's --cell filter
+    std::string criterion; // as the scenario wrote it
+    std::string baseline;  // the commit it regressed against
+    core::FindingStatus status = core::FindingStatus::suspect;
+    std::string detail; // the comparison in words
+    int64_t bisect_id = 0;
+    int64_t regression_id = 0;
+};
+
+template <util::RecordOf<WatchFinding> F, class Visit> void fields(F& finding, Visit&& visit) {
+    visit("head_id", finding.head_id);
+    visit("cell_key", finding.cell_key);
+    visit("cell", finding.cell);
+    visit("criterion", finding.criterion);
+    visit("baseline", finding.baseline);
+    visit("status", finding.status);
+    visit("detail", finding.detail);
+    visit("bisect_id", finding.bisect_id);
+    visit("regression_id", finding.regression_id);
+}
+
+// A regression `rig watch` reported: one per culprit, cell and criterion.
+struct WatchRegression {
+    int64_t id = 0;
+    std::string watch;
+    std::string culprit;
+    std::string cell_key;
+    std::string criterion;
+    std::string found_on; // the head it was found on
+    int64_t bisect_id = 0;
+    std::string subject;    // the mail's
+    std::string message_id; // without <>
+    std::string mail;       // the mbox file in the outbox
+    bool sent = false;      // the scenario's send command ran without an error
+    core::RegressionStatus status = core::RegressionStatus::open;
+    std::string fixed_in; // the first head that no longer showed it
+    std::string created_at;
+};
+
+template <util::RecordOf<WatchRegression> R, class Visit>
+void fields(R& regression, Visit&& visit) {
+    visit("watch", regression.watch);
+    visit("culprit", regression.culprit);
+    visit("cell_key", regression.cell_key);
+    visit("criterion", regression.criterion);
+    visit("found_on", regression.found_on);
+    visit("bisect_id", regression.bisect_id);
+    visit("subject", regression.subject);
+    visit("message_id", regression.message_id);
+    visit("mail", regression.mail);
+    visit("sent", regression.sent);
+    visit("status", regression.status);
+    visit("fixed_in", regression.fixed_in);
+    visit("created_at", regression.created_at);
+}
+
 // (cell id, repetition) pairs already stored for a run.
 using SampleKeys = std::set<std::pair<std::string, int>>;
 
@@ -333,6 +421,21 @@ public:
     // endpoint's) settle what its own mean.
     Expected<void> restate_bisect_step(int64_t step_id, core::Verdict verdict,
                                        const std::string& evidence);
+
+    // `rig watch`'s state: every write is one statement, so a killed watcher finds each
+    // head, finding and regression as it last was. Adding a head stored before returns
+    // that head's id and changes nothing.
+    Expected<int64_t> add_watch_head(const WatchHead& head);
+    Expected<void> update_watch_head(const WatchHead& head); // by id; stamps updated_at
+    Expected<std::vector<WatchHead>> watch_heads(const std::string& watch); // oldest first
+    // Every watch's name that has a head, sorted.
+    Expected<std::vector<std::string>> watches();
+    Expected<int64_t> add_watch_finding(const WatchFinding& finding);
+    Expected<void> update_watch_finding(const WatchFinding& finding); // by id
+    Expected<std::vector<WatchFinding>> watch_findings(int64_t head_id);
+    Expected<int64_t> add_watch_regression(const WatchRegression& regression);
+    Expected<void> update_watch_regression(const WatchRegression& regression); // by id
+    Expected<std::vector<WatchRegression>> watch_regressions(const std::string& watch);
 
     struct Impl;
 

@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: MIT
-// Base64 through OpenSSL's EVP_DecodeBlock.
+// Base64 through OpenSSL's EVP_EncodeBlock and EVP_DecodeBlock.
 #include "util/base64.hpp"
 
 #include <openssl/evp.h>
 
 namespace rig::util {
+
+std::string base64_encode(std::string_view data) {
+    std::string out((data.size() + 2) / 3 * 4 + 1, '\0');
+    int length = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                 reinterpret_cast<const unsigned char*>(data.data()),
+                                 static_cast<int>(data.size()));
+    out.resize(static_cast<size_t>(length));
+    return out;
+}
 
 std::optional<std::string> base64_decode(std::string_view text) {
     if (text.size() % 4 != 0)

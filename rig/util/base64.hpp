@@ -8,6 +8,8 @@
 
 namespace rig::util {
 
+// Standard base64 with padding, one line.
+std::string base64_encode(std::string_view data);
 // nullopt for text that is not canonical base64 (bad characters, bad length).
 std::optional<std::string> base64_decode(std::string_view text);
 

@@ -25,9 +25,11 @@
 #include <unistd.h>
 
 namespace fs = std::filesystem;
+using rig::test::commit_files;
 using rig::test::one;
 using rig::test::processes_mentioning;
 using rig::test::query;
+using rig::test::replace_once;
 using rig::test::run_rig;
 
 namespace {
@@ -37,42 +39,6 @@ constexpr auto k_bisect_timeout = std::chrono::minutes(120);
 struct Scratch : rig::test::Scratch {
     explicit Scratch(const std::string& name) : rig::test::Scratch(name, "test-bisects") {}
 };
-
-// Commits `files` (path -> new content) on top of `parent` with a private index, so the
-// shared repository's checkout is never touched, and with a fixed date, so the history
-// has the same ids on every run and its builds are cached after the first.
-std::string commit_files(const fs::path& repo, const std::string& parent,
-                         const std::map<std::string, std::string>& files,
-                         const std::string& message, int minute) {
-    fs::path scratch = repo / ".git" / ("rig-bisect-test-" + std::to_string(::getpid()));
-    fs::create_directories(scratch);
-    std::map<std::string, std::string> env = rig::test::git_identity();
-    char date[64];
-    std::snprintf(date, sizeof date, "2023-02-01T00:%02d:00Z", minute);
-    env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date;
-    env["GIT_INDEX_FILE"] = (scratch / "index").string();
-    rig::test::must_run({"git", "read-tree", parent}, repo, env);
-    for (const auto& [path, content] : files) {
-        std::ofstream(scratch / "content", std::ios::binary | std::ios::trunc) << content;
-        std::string blob =
-            rig::test::must_run({"git", "hash-object", "-w", (scratch / "content").string()}, repo);
-        rig::test::must_run({"git", "update-index", "--cacheinfo", "100644," + blob + "," + path},
-                            repo, env);
-    }
-    std::string tree = rig::test::must_run({"git", "write-tree"}, repo, env);
-    std::string commit =
-        rig::test::must_run({"git", "commit-tree", tree, "-p", parent, "-m", message}, repo, env);
-    fs::remove_all(scratch);
-    return commit;
-}
-
-std::string replace_once(std::string text, const std::string& from, const std::string& to) {
-    auto at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    if (at != std::string::npos)
-        text.replace(at, from.size(), to);
-    return text;
-}
 
 // (a) base, a harmless commit, two commits that do not compile, the fix, the planted open
 // error (cache=mmap only; a random third of read-only opens, so the failing file and line

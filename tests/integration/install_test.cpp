@@ -124,6 +124,36 @@ TEST_F(Installed, DoctorPassesTheSameChecksAsTheBuildTree) {
         << built.out;
 }
 
+// The watch's units as installed, checked by systemd itself: each with its ExecStart
+// pointing at the installed rig (systemd-analyze checks that it is executable), as an
+// instance of its template.
+TEST_F(Installed, WatchUnitsPassSystemdAnalyzeVerify) {
+    fs::path units = s_destdir / fs::path(env("RIG_INSTALL_SYSTEMDDIR")).relative_path();
+    fs::path checked = s_scratch->dir / "units";
+    fs::create_directories(checked);
+    const std::string bindir = env("RIG_INSTALL_BINDIR");
+    for (const std::string unit :
+         {"rig-watch@.service", "rig-watch-once@.service", "rig-watch-once@.timer"}) {
+        std::string text = read_text(units / unit);
+        ASSERT_FALSE(text.empty()) << units / unit;
+        if (unit.ends_with(".service")) {
+            const std::string exec = "ExecStart=" + bindir + "/rig ";
+            ASSERT_NE(text.find(exec), std::string::npos) << text;
+            text.replace(text.find(exec), exec.size(), "ExecStart=" + rig().string() + " ");
+        }
+        std::string instance = unit;
+        instance.insert(instance.find('@') + 1, "test");
+        std::ofstream(checked / instance) << text;
+    }
+    // --man=no: the man pages are installed into the scratch root, not where man looks.
+    auto verified =
+        run({"systemd-analyze", "verify", "--man=no", (checked / "rig-watch@test.service").string(),
+             (checked / "rig-watch-once@test.service").string(),
+             (checked / "rig-watch-once@test.timer").string()});
+    EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
+    EXPECT_EQ(verified.err, "") << verified.err;
+}
+
 TEST_F(Installed, PlansAnInstalledScenario) {
     auto installed = run({rig().string(), "plan", data("rig/scenarios/quickstart.yaml").string()});
     auto built = run({env("RIG_BINARY"), "plan", "scenarios/quickstart.yaml"});
@@ -285,7 +315,7 @@ TEST_F(Installed, BashCompletesSubcommandsOptionsScenariosAndIds) {
     fs::path script = data("bash-completion/completions/rig");
     std::string rig_path = rig().string();
     EXPECT_EQ(complete(script, {rig_path, ""}),
-              (Words{"plan", "run", "sample", "doctor", "report", "kernel", "bisect"}));
+              (Words{"plan", "run", "sample", "doctor", "report", "kernel", "bisect", "watch"}));
     EXPECT_EQ(complete(script, {rig_path, "bisect", "re"}), (Words{"resume", "report"}));
     EXPECT_EQ(complete(script, {rig_path, "kernel", "build", "--j"}), (Words{"--jobs"}));
     EXPECT_EQ(complete(script, {rig_path, "report", "--format", "j"}), (Words{"json"}));

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <sstream>
 #include <string>
 #include <sys/file.h>
@@ -143,6 +144,42 @@ inline std::string commit_file(const std::filesystem::path& repo, const std::str
 inline std::string file_at(const std::filesystem::path& repo, const std::string& commit,
                            const std::string& path) {
     return must_run({"git", "show", commit + ":" + path}, repo) + "\n";
+}
+
+// Commits `files` (path -> new content) on top of `parent` with a private index, so the
+// shared repository's checkout is never touched, and with a fixed date, so the history
+// has the same ids on every run and its builds are cached after the first.
+inline std::string commit_files(const std::filesystem::path& repo, const std::string& parent,
+                                const std::map<std::string, std::string>& files,
+                                const std::string& message, int minute) {
+    std::filesystem::path scratch =
+        repo / ".git" / ("rig-bisect-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(scratch);
+    std::map<std::string, std::string> env = git_identity();
+    char date[64];
+    std::snprintf(date, sizeof date, "2023-02-01T00:%02d:00Z", minute);
+    env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date;
+    env["GIT_INDEX_FILE"] = (scratch / "index").string();
+    must_run({"git", "read-tree", parent}, repo, env);
+    for (const auto& [path, content] : files) {
+        std::ofstream(scratch / "content", std::ios::binary | std::ios::trunc) << content;
+        std::string blob =
+            must_run({"git", "hash-object", "-w", (scratch / "content").string()}, repo);
+        must_run({"git", "update-index", "--cacheinfo", "100644," + blob + "," + path}, repo, env);
+    }
+    std::string tree = must_run({"git", "write-tree"}, repo, env);
+    std::string commit =
+        must_run({"git", "commit-tree", tree, "-p", parent, "-m", message}, repo, env);
+    std::filesystem::remove_all(scratch);
+    return commit;
+}
+
+inline std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+    auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos)
+        text.replace(at, from.size(), to);
+    return text;
 }
 
 } // namespace rig::test

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: MIT
+// rig watch with fakes where it meets the machine: a tester that stores samples a test
+// decides per commit, and a bisector that ends as a test scripts it. The branch is a real
+// git repository in a scratch folder and the state a real SQLite file, so that rounds,
+// force-pushes, path filters, dedupe, fixes and resumes are exercised as they run.
+#include "core/matrix.hpp"
+#include "git_run.hpp"
+#include "spec/spec.hpp"
+#include "store/store.hpp"
+#include "temp_dir.hpp"
+#include "watch/detect.hpp"
+#include "watch/mail.hpp"
+#include "watch/watch.hpp"
+
+#include <fstream>
+#include <functional>
+#include <gtest/gtest.h>
+#include <map>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace rig;
+
+namespace {
+
+core::Sample sample_of(double seconds, double walks, core::Outcome outcome = core::Outcome::ok) {
+    core::Sample sample;
+    sample.outcome = outcome;
+    sample.guest_seconds = seconds;
+    sample.metrics.push_back({"9p.work.walk", walks, ""});
+    return sample;
+}
+
+bisect::Criterion criterion(const std::string& text) {
+    auto parsed = bisect::parse_criterion(text);
+    EXPECT_TRUE(parsed) << text;
+    return parsed ? *parsed : bisect::Criterion{};
+}
+
+TEST(WatchScreen, AnExactCountThatJumpsIsSuspectedFromOneSampleEach) {
+    auto detail = watch::screen(criterion("metric:9p.work.walk:+20%"), {sample_of(1, 72)},
+                                {sample_of(1, 1393)});
+    ASSERT_TRUE(detail);
+    EXPECT_NE(detail->find("72.000 -> 1393.000"), std::string::npos) << *detail;
+    EXPECT_FALSE(watch::screen(criterion("metric:9p.work.walk:+20%"), {sample_of(1, 72)},
+                               {sample_of(1, 80)}));
+    // A drop is no rise; written as one, it is.
+    EXPECT_FALSE(watch::screen(criterion("metric:9p.work.walk:+20%"), {sample_of(1, 72)},
+                               {sample_of(1, 10)}));
+    EXPECT_TRUE(watch::screen(criterion("metric:9p.work.walk:-20%"), {sample_of(1, 72)},
+                              {sample_of(1, 10)}));
+}
+
+TEST(WatchScreen, VaryingTimingsNeedTheRankTestNotJustTheThreshold) {
+    // +15% on medians, but within the noise of both sides: not significant.
+    std::vector<core::Sample> before{sample_of(10, 1), sample_of(12, 1), sample_of(9, 1)};
+    std::vector<core::Sample> noisy{sample_of(11.5, 1), sample_of(8.5, 1), sample_of(14, 1)};
+    EXPECT_FALSE(watch::screen(criterion("duration:+10%"), before, noisy));
+    std::vector<core::Sample> slower{sample_of(15, 1), sample_of(15.5, 1), sample_of(16, 1)};
+    EXPECT_TRUE(watch::screen(criterion("duration:+10%"), before, slower));
+}
+
+TEST(WatchScreen, ErrorsAreNewFamiliesOrAWorseOutcome) {
+    core::Sample failed = sample_of(1, 1, core::Outcome::errors);
+    failed.lines.push_back(
+        {core::Severity::error, "workload", "cat: units/unit_2.c: Bad file descriptor", ""});
+    core::Sample other = failed;
+    other.lines[0].line = "cat: main.c: Bad file descriptor";
+    // The same family on another file is not new.
+    EXPECT_FALSE(watch::screen(criterion("errors"), {failed}, {other}));
+    auto detail = watch::screen(criterion("errors"), {sample_of(1, 1)}, {other});
+    ASSERT_TRUE(detail);
+    EXPECT_NE(detail->find("a new error"), std::string::npos) << *detail;
+    auto worse = watch::screen(criterion("errors"), {sample_of(1, 1)},
+                               {sample_of(0, 0, core::Outcome::kernel_panic)});
+    ASSERT_TRUE(worse);
+    EXPECT_NE(worse->find("kernel-panic"), std::string::npos) << *worse;
+    // Samples the machinery lost say nothing.
+    EXPECT_FALSE(watch::screen(criterion("errors"), {sample_of(1, 1)},
+                               {sample_of(0, 0, core::Outcome::infra_error)}));
+}
+
+TEST(WatchMail, IsAnMboxMessageWithEncodedHeadersAndTheTags) {
+    watch::Report report;
+    report.from = "rig robot <rig@example.org>";
+    report.to = "Jörg Dev <jorg@example.org>";
+    report.cc = {"v9fs@lists.linux.dev", "regressions@lists.linux.dev"};
+    report.tree = "linux";
+    report.branch = "master";
+    report.repo = "https://git.example.org/linux.git";
+    report.head = std::string(40, 'b');
+    report.criterion = "metric:9p.work.walk:+50%";
+    report.cell_filter = "kernel=linux,config=base,cache=loose,fs=9p";
+    report.finding.culprit = std::string(40, 'c');
+    report.finding.subject = "9p: keep fewer dentries";
+    report.finding.headline = "1835.0% regression of 9p.work.walk";
+    report.finding.parent = std::string(40, 'a');
+    report.bisect_log = "git bisect start\nFrom the start of a line\n";
+    report.scenario_file = "watch.yaml";
+    report.scenario_text = "name: w\n";
+    report.archive = "https://lore.example.org/r/";
+    auto mail = watch::compose(report);
+    ASSERT_TRUE(mail);
+    const std::string& text = mail->text;
+    EXPECT_EQ(text.rfind("From " + report.finding.culprit + " Mon Sep 17 00:00:00 2001\n", 0), 0u);
+    EXPECT_NE(text.find("To: =?UTF-8?B?"), std::string::npos) << text;
+    EXPECT_NE(text.find("<jorg@example.org>"), std::string::npos) << text;
+    EXPECT_NE(text.find("Subject: [linux:master] cccccccccccc 9p: keep fewer dentries: 1835.0% "
+                        "regression of 9p.work.walk\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("Message-ID: <" + mail->message_id + ">"), std::string::npos);
+    EXPECT_NE(text.find("| Closes: https://lore.example.org/r/" + mail->message_id),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("#regzbot introduced: cccccccccccc"), std::string::npos) << text;
+    // A body line that an mbox reader would take for the next message is quoted.
+    EXPECT_EQ(text.find("\nFrom the start"), std::string::npos) << text;
+    // The same report again is the same message.
+    EXPECT_EQ(watch::compose(report)->message_id, mail->message_id);
+}
+
+// A branch in a scratch repository: commits with a fixed identity, each touching a file.
+class Repo {
+public:
+    explicit Repo(const fs::path& dir) : m_dir(dir) {
+        test::git(dir, {"init", "--quiet", "-b", "master"});
+    }
+    std::string commit(const std::string& file, const std::string& message) {
+        fs::create_directories((m_dir / file).parent_path());
+        std::ofstream(m_dir / file, std::ios::app) << message << "\n";
+        test::git(m_dir, {"add", "-A"});
+        test::git(m_dir, {"commit", "--quiet", "-m", message});
+        return test::git(m_dir, {"rev-parse", "HEAD"});
+    }
+    void reset(const std::string& commit) {
+        test::git(m_dir, {"reset", "--quiet", "--hard", commit});
+    }
+    const fs::path& dir() const { return m_dir; }
+
+private:
+    fs::path m_dir;
+};
+
+// Stores a run of the scenario's cells at a commit with the samples `samples_at` gives.
+class FakeTester final : public watch::Tester {
+public:
+    FakeTester(store::Database& db, std::function<std::vector<core::Sample>(const std::string&)> at)
+        : m_db(db), m_at(std::move(at)) {}
+
+    Expected<int64_t> test(const core::Scenario& scenario, const std::string& commit) override {
+        tested.push_back(commit);
+        store::RunInfo run;
+        run.scenario_name = scenario.name;
+        run.scenario_text = scenario.text + "\n# " + commit;
+        run.host_facts = R"({"qemu": ")" + qemu + R"(", "accel": "tcg"})";
+        run.rig_version = "test";
+        int64_t id = RIG_TRY(m_db.begin_run(run));
+        std::vector<core::Cell> cells = RIG_TRY(core::expand(scenario));
+        RIG_TRY(m_db.add_cells(id, cells));
+        int repetition = 0;
+        for (core::Sample sample : m_at(commit)) {
+            sample.cell_id = cells.front().id;
+            sample.repetition = repetition++;
+            RIG_TRY(m_db.add_sample(id, sample));
+        }
+        RIG_TRY(m_db.finish_run(id, core::RunStatus::finished));
+        return id;
+    }
+
+    std::vector<std::string> tested;
+    std::string qemu = "7.2.22";
+
+private:
+    store::Database& m_db;
+    std::function<std::vector<core::Sample>(const std::string&)> m_at;
+};
+
+// Ends each bisect as `end` says, naming `culprit`.
+class FakeBisector final : public watch::Bisector {
+public:
+    Expected<int64_t> create(const watch::BisectRequest& request) override {
+        requests.push_back(request);
+        return static_cast<int64_t>(requests.size());
+    }
+    Expected<watch::BisectEnd> run(int64_t) override {
+        return watch::BisectEnd{end, end == core::BisectStatus::culprit ? culprit : "", "scripted"};
+    }
+    Expected<bisect::CulpritFinding> finding(int64_t) override {
+        bisect::CulpritFinding found;
+        found.culprit = culprit;
+        found.subject = "the culprit";
+        found.author = "Dev <dev@example.org>";
+        found.headline = "100.0% regression of 9p.work.walk";
+        return found;
+    }
+    Expected<std::string> log(int64_t) override { return std::string("git bisect start\n"); }
+
+    std::vector<watch::BisectRequest> requests;
+    core::BisectStatus end = core::BisectStatus::culprit;
+    std::string culprit;
+};
+
+class WatchRound : public ::testing::Test {
+protected:
+    void SetUp() override {
+        fs::create_directories(m_dir.path() / "linux");
+        repo = std::make_unique<Repo>(m_dir.path() / "linux");
+        base = repo->commit("fs/9p/a.c", "base");
+        auto opened = store::Database::open(m_dir.path() / "rig.db");
+        ASSERT_TRUE(opened);
+        db = std::move(*opened);
+        tester = std::make_unique<FakeTester>(*db, [this](const std::string& commit) {
+            double walks = regressed.count(commit) ? 1500 : 720;
+            return std::vector<core::Sample>{sample_of(5, walks)};
+        });
+        settings.tester = tester.get();
+        settings.bisector = &bisector;
+        settings.environment = [this](int64_t run_id) -> Expected<std::string> {
+            auto run = RIG_TRY(db->run(run_id));
+            return run->host_facts;
+        };
+        settings.send = [this](const std::vector<std::string>& argv) -> Expected<void> {
+            sent.push_back(argv);
+            return {};
+        };
+    }
+
+    core::Scenario scenario(const std::string& watch_extra = "") {
+        std::string text = "name: w\nkernels:\n  - {name: linux, git: " + repo->dir().string() +
+                           ", ref: master, config: [base]}\n"
+                           "watch:\n  branch: master\n"
+                           "  criteria: [errors, 'metric:9p.work.walk:+20%']\n"
+                           "  outbox: " +
+                           (m_dir.path() / "outbox").string() + "\n  send: [mailer, --now]\n" +
+                           watch_extra;
+        auto parsed = spec::parse_scenario(text, "w.yaml");
+        EXPECT_TRUE(parsed) << (parsed ? "" : parsed.error().message);
+        return parsed ? *parsed : core::Scenario{};
+    }
+
+    watch::RoundResult round(const core::Scenario& s) {
+        std::ostringstream log;
+        auto result = watch::run_round(s, *db, settings, m_interrupted, log);
+        EXPECT_TRUE(result) << (result ? "" : result.error().message) << log.str();
+        this->log += log.str();
+        return result ? *result : watch::RoundResult{};
+    }
+
+    size_t mails() const {
+        fs::path outbox = m_dir.path() / "outbox";
+        if (!fs::exists(outbox))
+            return 0;
+        return static_cast<size_t>(std::distance(fs::directory_iterator(outbox), {}));
+    }
+
+    test::TempDir m_dir;
+    std::atomic<bool> m_interrupted{false};
+    std::unique_ptr<Repo> repo;
+    std::string base;
+    std::unique_ptr<store::Database> db;
+    std::set<std::string> regressed;
+    std::unique_ptr<FakeTester> tester;
+    FakeBisector bisector;
+    watch::Settings settings;
+    std::vector<std::vector<std::string>> sent;
+    std::string log;
+};
+
+TEST_F(WatchRound, ARegressionIsBisectedReportedOnceLinkedLaterAndFixed) {
+    core::Scenario s = scenario();
+    EXPECT_EQ(round(s).status, core::HeadStatus::good);
+    EXPECT_NE(log.find("the first head: the baseline"), std::string::npos) << log;
+    EXPECT_EQ(round(s).end, watch::RoundEnd::nothing_moved);
+
+    std::string harmless = repo->commit("fs/9p/b.c", "harmless");
+    EXPECT_EQ(round(s).status, core::HeadStatus::good);
+
+    // Several pushes since the last round: only the newest head is tested.
+    std::string culprit = repo->commit("fs/9p/a.c", "culprit");
+    std::string after = repo->commit("fs/9p/c.c", "after");
+    regressed = {culprit, after};
+    bisector.culprit = culprit;
+    auto found = round(s);
+    EXPECT_EQ(found.status, core::HeadStatus::bad);
+    EXPECT_EQ(found.reports, 1);
+    EXPECT_EQ(tester->tested.back(), after);
+    ASSERT_EQ(bisector.requests.size(), 1u);
+    EXPECT_EQ(bisector.requests[0].good, harmless);
+    EXPECT_EQ(bisector.requests[0].bad, after);
+    EXPECT_EQ(bisector.requests[0].criterion, "metric:9p.work.walk:+20%");
+    EXPECT_EQ(bisector.requests[0].cell, "kernel=linux,config=base,fs=9p");
+    EXPECT_EQ(mails(), 1u);
+    ASSERT_EQ(sent.size(), 1u);
+    EXPECT_EQ(sent[0].front(), "mailer");
+
+    // Still regressed on the next head: linked, no bisect, no mail.
+    std::string later = repo->commit("fs/9p/d.c", "later");
+    regressed.insert(later);
+    auto still = round(s);
+    EXPECT_EQ(still.status, core::HeadStatus::bad);
+    EXPECT_EQ(still.reports, 0);
+    EXPECT_EQ(bisector.requests.size(), 1u);
+    EXPECT_EQ(mails(), 1u);
+    EXPECT_EQ(sent.size(), 1u);
+
+    // Fixed: the history says by which head.
+    std::string fix = repo->commit("fs/9p/a.c", "fix");
+    EXPECT_EQ(round(s).status, core::HeadStatus::good);
+    auto regressions = db->watch_regressions(watch::watch_name(s));
+    ASSERT_TRUE(regressions);
+    ASSERT_EQ(regressions->size(), 1u);
+    EXPECT_EQ((*regressions)[0].status, core::RegressionStatus::fixed);
+    EXPECT_EQ((*regressions)[0].fixed_in, fix);
+    EXPECT_EQ((*regressions)[0].culprit, culprit);
+}
+
+TEST_F(WatchRound, ASuspectFreshSamplesDoNotConfirmIsNotReported) {
+    core::Scenario s = scenario();
+    round(s);
+    std::string noisy = repo->commit("fs/9p/b.c", "noisy");
+    regressed = {noisy};
+    bisector.end = core::BisectStatus::not_reproducible;
+    auto result = round(s);
+    EXPECT_EQ(result.status, core::HeadStatus::good);
+    EXPECT_EQ(result.reports, 0);
+    EXPECT_EQ(mails(), 0u);
+    EXPECT_NE(log.find("not confirmed"), std::string::npos) << log;
+}
+
+TEST_F(WatchRound, AForcePushIsHeldAgainstTheNewestGoodAncestor) {
+    core::Scenario s = scenario();
+    round(s);
+    std::string kept = repo->commit("fs/9p/b.c", "kept");
+    round(s);
+    repo->commit("fs/9p/c.c", "dropped later");
+    round(s);
+    repo->reset(kept);
+    std::string rewritten = repo->commit("fs/9p/c.c", "rewritten");
+    regressed = {rewritten};
+    bisector.culprit = rewritten;
+    auto result = round(s);
+    EXPECT_NE(log.find("force-push"), std::string::npos) << log;
+    ASSERT_EQ(bisector.requests.size(), 1u);
+    EXPECT_EQ(bisector.requests[0].good, kept);
+    EXPECT_EQ(result.reports, 1);
+}
+
+TEST_F(WatchRound, HeadsThatTouchNoWatchedPathAreSkipped) {
+    core::Scenario s = scenario("  paths: [fs/9p]\n");
+    round(s);
+    repo->commit("mm/x.c", "elsewhere");
+    auto skipped = round(s);
+    EXPECT_EQ(skipped.end, watch::RoundEnd::skipped);
+    EXPECT_EQ(tester->tested.size(), 1u);
+    repo->commit("fs/9p/b.c", "here");
+    EXPECT_EQ(round(s).end, watch::RoundEnd::tested);
+    EXPECT_EQ(tester->tested.size(), 2u);
+}
+
+TEST_F(WatchRound, ANewEnvironmentStartsANewBaselineInsteadOfBlamingACommit) {
+    core::Scenario s = scenario();
+    round(s);
+    std::string next = repo->commit("fs/9p/b.c", "next");
+    regressed = {next};
+    tester->qemu = "8.0.0";
+    auto result = round(s);
+    EXPECT_EQ(result.status, core::HeadStatus::good);
+    EXPECT_TRUE(bisector.requests.empty());
+    EXPECT_NE(log.find("a new environment"), std::string::npos) << log;
+}
+
+TEST_F(WatchRound, ABadCriterionIsAConfigErrorAtItsPlace) {
+    core::Scenario s = scenario();
+    s.watch->criteria = {{"metric", {7, 15}, "watch.criteria[0]"}};
+    std::ostringstream out;
+    auto result = watch::run_round(s, *db, settings, m_interrupted, out);
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().kind, ErrorKind::config);
+    EXPECT_NE(result.error().message.find("w.yaml:7:15"), std::string::npos)
+        << result.error().message;
+}
+
+} // namespace
