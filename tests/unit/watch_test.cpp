@@ -16,6 +16,7 @@
 #include <functional>
 #include <gtest/gtest.h>
 #include <map>
+#include <random>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -379,6 +380,152 @@ TEST_F(WatchRound, ABadCriterionIsAConfigErrorAtItsPlace) {
     EXPECT_EQ(result.error().kind, ErrorKind::config);
     EXPECT_NE(result.error().message.find("w.yaml:7:15"), std::string::npos)
         << result.error().message;
+}
+
+} // namespace
+
+namespace {
+
+// Real samples of one cell, taken under TCG on a two-core machine (tests/data/watch/
+// README.md says how): each line its guest seconds and exact 9p request counts.
+std::vector<core::Sample> real_samples() {
+    const char* data = std::getenv("RIG_TEST_DATA");
+    std::ifstream in(fs::path(data ? data : "tests/data") / "watch" / "tcg-samples.tsv");
+    std::vector<core::Sample> out;
+    std::string header;
+    std::getline(in, header);
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream fields(line);
+        double seconds = 0, walks = 0, getattrs = 0;
+        if (!(fields >> seconds >> walks >> getattrs))
+            continue;
+        core::Sample sample = sample_of(seconds, walks);
+        sample.metrics.push_back({"9p.work.getattr", getattrs, ""});
+        out.push_back(sample);
+    }
+    return out;
+}
+
+// The bisect's confirmation as the watch meets it: fresh samples of both sides, drawn
+// from the real pool (the bad side with `planted` applied), held by the bisect's own
+// endpoint rules. A confirmed suspect is named a culprit: every confirmation a report.
+class ResamplingBisector final : public watch::Bisector {
+public:
+    ResamplingBisector(const std::vector<core::Sample>& pool, std::mt19937& random,
+                       std::function<core::Sample(core::Sample)> planted)
+        : m_pool(pool), m_random(random), m_planted(std::move(planted)) {}
+
+    Expected<int64_t> create(const watch::BisectRequest& request) override {
+        m_requests.push_back(request);
+        return static_cast<int64_t>(m_requests.size());
+    }
+    Expected<watch::BisectEnd> run(int64_t id) override {
+        const watch::BisectRequest& request = m_requests.at(static_cast<size_t>(id - 1));
+        bisect::Criterion criterion = RIG_TRY(bisect::parse_criterion(request.criterion));
+        bisect::Calibration calibration;
+        for (int i = 0; i < request.samples; ++i) {
+            calibration.good.push_back(value(criterion, draw()));
+            calibration.bad.push_back(value(criterion, m_planted(draw())));
+        }
+        bool confirmed =
+            criterion.kind == bisect::CriterionKind::duration
+                ? !bisect::check_duration_endpoints(calibration, criterion.threshold)
+                : !bisect::plan_metric(criterion, calibration).problem;
+        return watch::BisectEnd{confirmed ? core::BisectStatus::culprit
+                                          : core::BisectStatus::not_reproducible,
+                                request.bad, ""};
+    }
+    Expected<bisect::CulpritFinding> finding(int64_t id) override {
+        bisect::CulpritFinding found;
+        found.culprit = m_requests.at(static_cast<size_t>(id - 1)).bad;
+        found.subject = "head";
+        found.author = "Dev <dev@example.org>";
+        found.headline = "a regression";
+        return found;
+    }
+    Expected<std::string> log(int64_t) override { return std::string(); }
+    size_t bisects() const { return m_requests.size(); }
+
+private:
+    core::Sample draw() {
+        std::uniform_int_distribution<size_t> pick(0, m_pool.size() - 1);
+        return m_pool[pick(m_random)];
+    }
+    static double value(const bisect::Criterion& criterion, const core::Sample& sample) {
+        return bisect::measured_value(criterion, sample).value_or(0);
+    }
+
+    const std::vector<core::Sample>& m_pool;
+    std::mt19937& m_random;
+    std::function<core::Sample(core::Sample)> m_planted;
+    std::vector<watch::BisectRequest> m_requests;
+};
+
+// Heads that change nothing, each tested with three samples drawn from the real pool,
+// under duration:+10% and exact request counts: no report. Then a planted slowdown of
+// 30% and a planted rise of the walk count, each on one head: both reported.
+class WatchNoise : public WatchRound {
+protected:
+    size_t reports_over_heads(int heads, const std::string& planted_at,
+                              std::function<core::Sample(core::Sample)> planted) {
+        std::vector<core::Sample> pool = real_samples();
+        EXPECT_GE(pool.size(), 20u) << "tests/data/watch/tcg-samples.tsv";
+        if (pool.empty())
+            return 0;
+        std::mt19937 random(20261204);
+        std::set<std::string> bad_heads;
+        FakeTester draws(*db, [&](const std::string& commit) {
+            std::uniform_int_distribution<size_t> pick(0, pool.size() - 1);
+            std::vector<core::Sample> out;
+            for (int i = 0; i < 3; ++i) {
+                core::Sample sample = pool[pick(random)];
+                out.push_back(bad_heads.count(commit) ? planted(sample) : sample);
+            }
+            return out;
+        });
+        ResamplingBisector bisector(pool, random, planted);
+        settings.tester = &draws;
+        settings.bisector = &bisector;
+        core::Scenario s = scenario();
+        s.watch->criteria = {{"errors", {}, ""},
+                             {"duration:+10%", {}, ""},
+                             {"metric:9p.work.walk:+20%", {}, ""},
+                             {"metric:9p.work.getattr:+20%", {}, ""}};
+        size_t reports = 0;
+        round(s);
+        for (int i = 0; i < heads; ++i) {
+            std::string head = repo->commit("fs/9p/a.c", "head " + std::to_string(i));
+            // From the planted head on, every head carries it.
+            if (std::to_string(i) == planted_at || !bad_heads.empty())
+                bad_heads.insert(head);
+            reports += static_cast<size_t>(round(s).reports);
+        }
+        std::cout << "[ measured ] " << heads << " heads: " << bisector.bisects()
+                  << " suspects confirmed or not by fresh samples, " << reports << " reports\n";
+        return reports;
+    }
+};
+
+TEST_F(WatchNoise, AHundredCleanHeadsOfRealTcgSamplesGiveNoReport) {
+    EXPECT_EQ(reports_over_heads(100, "", [](core::Sample s) { return s; }), 0u) << log;
+}
+
+TEST_F(WatchNoise, APlantedSlowdownIsReportedOnce) {
+    auto slower = [](core::Sample s) {
+        s.guest_seconds *= 1.3;
+        return s;
+    };
+    EXPECT_EQ(reports_over_heads(10, "4", slower), 1u) << log;
+}
+
+TEST_F(WatchNoise, APlantedRiseOfACountIsReportedOnce) {
+    auto more_walks = [](core::Sample s) {
+        for (core::Metric& metric : s.metrics)
+            if (metric.name == "9p.work.walk")
+                metric.value *= 1.5;
+        return s;
+    };
+    EXPECT_EQ(reports_over_heads(10, "4", more_walks), 1u) << log;
 }
 
 } // namespace
