@@ -328,9 +328,10 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
     for (;;) {
         ++kills;
         orphans += !rig::test::kill_leaves_no_process(rig, scratch.dir.string() + "/bisects");
-        for (int i = 0; i < 30 && !rig::test::processes_of_user(build_user).empty(); ++i)
+        // Its builds' processes; guests of suites beside this one run as that user too.
+        for (int i = 0; i < 30 && !rig::test::processes_of_user(build_user, true).empty(); ++i)
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        orphans += static_cast<int>(rig::test::processes_of_user(build_user).size());
+        orphans += static_cast<int>(rig::test::processes_of_user(build_user, true).size());
         auto status = run_rig({"--db", scratch.db.string(), "bisect", "status"});
         shown_running += status.out.find("interrupted") == std::string::npos;
         // What a later life must keep: every step and sample stored so far.

@@ -457,7 +457,8 @@ TEST(Faults, KillDuringAKernelBuildLeavesNoMakeAndTheRerunBuilds) {
     // user and without the host's network. Another suite's build could take the folder
     // once rig is gone, so these are what must go.
     std::vector<Running> building;
-    for (int pid : root ? rig::test::processes_of_user(build_uid) : processes_mentioning(out_seen))
+    for (int pid :
+         root ? rig::test::processes_of_user(build_uid, true) : processes_mentioning(out_seen))
         if (auto running = Running::of(pid))
             building.push_back(*running);
     ASSERT_FALSE(building.empty());

@@ -107,14 +107,22 @@ inline std::string make_out_argument() {
 }
 
 // Processes running as `uid`: a kernel build's make, sub-makes and compilers when rig is
-// root (they run as rig-qemu, kernel/confine.hpp), and the QEMUs of guests.
-inline std::vector<int> processes_of_user(long uid) {
+// root (they run as rig-qemu, kernel/confine.hpp), and the QEMUs of guests. A suite that
+// runs beside others (scripts/test) sees their guests' QEMUs too: `builds_only` leaves
+// QEMU out.
+inline std::vector<int> processes_of_user(long uid, bool builds_only = false) {
     std::vector<int> pids;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
         std::string name = entry.path().filename().string();
         if (name.find_first_not_of("0123456789") != std::string::npos)
             continue;
+        if (builds_only) {
+            std::ifstream comm(entry.path() / "comm");
+            std::string command;
+            if (std::getline(comm, command) && command.rfind("qemu", 0) == 0)
+                continue;
+        }
         std::ifstream status(entry.path() / "status");
         for (std::string line; std::getline(status, line);)
             if (line.rfind("Uid:", 0) == 0 && std::stol(line.substr(4)) == uid)

@@ -427,10 +427,9 @@ public:
             calibration.good.push_back(value(criterion, draw()));
             calibration.bad.push_back(value(criterion, m_planted(draw())));
         }
-        bool confirmed =
-            criterion.kind == bisect::CriterionKind::duration
-                ? !bisect::check_duration_endpoints(calibration, criterion.threshold)
-                : !bisect::plan_metric(criterion, calibration).problem;
+        bool confirmed = criterion.kind == bisect::CriterionKind::duration
+                             ? !bisect::check_duration_endpoints(calibration, criterion.threshold)
+                             : !bisect::plan_metric(criterion, calibration).problem;
         return watch::BisectEnd{confirmed ? core::BisectStatus::culprit
                                           : core::BisectStatus::not_reproducible,
                                 request.bad, ""};
