@@ -27,6 +27,9 @@ std::string short_sha(const std::string& sha) {
     return sha.substr(0, 12);
 }
 
+// The good heads whose samples a new head is held against.
+constexpr size_t k_history = 5;
+
 // One timestamped line: a log read later, by a person or a journal.
 class Log {
 public:
@@ -192,33 +195,34 @@ private:
         return judge(head);
     }
 
-    // The good heads `head` is held against: the newest good ancestor in its environment,
-    // and the reference.
-    Expected<std::vector<store::WatchHead>> baselines(const store::WatchHead& head,
-                                                      std::string& note) {
+    // What `head` is held against, each a set of good heads whose samples are pooled: the
+    // newest good ancestors in its environment (up to k_history: one head's few samples
+    // would let TCG's noise hide a slowdown, or pass one into the baseline), and the
+    // reference. The first of each set is the bisect's good end.
+    Expected<std::vector<std::vector<store::WatchHead>>> baselines(const store::WatchHead& head,
+                                                                   std::string& note) {
         std::vector<store::WatchHead> heads = RIG_TRY(m_db.watch_heads(m_name));
-        std::vector<store::WatchHead> out;
+        std::vector<std::vector<store::WatchHead>> out;
+        std::vector<store::WatchHead> history;
         std::optional<store::WatchHead> other_environment;
-        for (auto it = heads.rbegin(); it != heads.rend(); ++it) {
-            if (it->id == head.id || it->status != core::HeadStatus::good)
+        for (auto it = heads.rbegin(); it != heads.rend() && history.size() < k_history; ++it) {
+            if (it->id == head.id || it->status != core::HeadStatus::good ||
+                it->commit == m_reference)
                 continue;
             if (it->environment != head.environment) {
                 if (!other_environment)
                     other_environment = *it;
                 continue;
             }
-            if (it->commit == m_reference)
-                continue;
-            if (!RIG_TRY(m_branch.is_ancestor(it->commit, head.commit)))
-                continue;
-            out.push_back(*it);
-            break;
+            if (RIG_TRY(m_branch.is_ancestor(it->commit, head.commit)))
+                history.push_back(*it);
         }
+        if (!history.empty())
+            out.push_back(history);
         for (const store::WatchHead& known : heads)
             if (known.commit == m_reference && known.id != head.id &&
-                known.status == core::HeadStatus::good && known.environment == head.environment &&
-                (out.empty() || out.front().commit != known.commit))
-                out.push_back(known);
+                known.status == core::HeadStatus::good && known.environment == head.environment)
+                out.push_back({known});
         if (out.empty())
             note = other_environment
                        ? "a new environment (" + head.environment + ", was " +
@@ -229,16 +233,21 @@ private:
 
     Expected<RoundResult> judge(store::WatchHead head) {
         std::string note;
-        std::vector<store::WatchHead> against = RIG_TRY(baselines(head, note));
+        std::vector<std::vector<store::WatchHead>> against = RIG_TRY(baselines(head, note));
         RunSamples now = RIG_TRY(samples_of_run(m_db, head.run_id));
         if (against.empty()) {
             m_log(short_sha(head.commit) + ": " + note);
             head.note = head.note.empty() ? note : head.note + "; " + note;
             return settle(head, core::HeadStatus::good);
         }
-        head.baseline = against.front().commit;
-        for (const store::WatchHead& baseline : against) {
-            RunSamples before = RIG_TRY(samples_of_run(m_db, baseline.run_id));
+        head.baseline = against.front().front().commit;
+        for (const std::vector<store::WatchHead>& pooled : against) {
+            const store::WatchHead& baseline = pooled.front();
+            RunSamples before;
+            for (const store::WatchHead& good : pooled)
+                for (auto& [key, samples] : RIG_TRY(samples_of_run(m_db, good.run_id)).by_key)
+                    before.by_key[key].insert(before.by_key[key].end(), samples.begin(),
+                                              samples.end());
             for (const auto& [key, samples] : now.by_key) {
                 auto old = before.by_key.find(key);
                 if (old == before.by_key.end())
@@ -249,7 +258,11 @@ private:
                         continue;
                     const core::Cell& cell = now.cells.at(key);
                     m_log("suspect: " + cell.label() + " under " + criterion.text + " against " +
-                          short_sha(baseline.commit) + ": " + *detail);
+                          short_sha(baseline.commit) +
+                          (pooled.size() > 1
+                               ? " and " + std::to_string(pooled.size() - 1) + " good heads before"
+                               : "") +
+                          ": " + *detail);
                     store::WatchFinding finding{.head_id = head.id,
                                                 .cell_key = key,
                                                 .cell = cell_filter(cell),
