@@ -523,6 +523,7 @@ TEST(Faults, RepeatedKillsAndResumesStoreEverySampleOnce) {
     std::mt19937 random(seed);
     auto started = std::chrono::steady_clock::now();
     int kills = 0, resumes = 0, orphans = 0, shown_running = 0;
+    bool run_finished = false;
     std::vector<std::string> first{"--db", scratch.db.string(), "run", "--jobs",
                                    "2",    scenario("six")};
     std::vector<std::string> resume{"--db", scratch.db.string(), "run", "--jobs", "2", "--resume"};
@@ -543,13 +544,22 @@ TEST(Faults, RepeatedKillsAndResumesStoreEverySampleOnce) {
         const double sample_seconds =
             stored == 0 ? 8.0
                         : std::stod(one(scratch.db, "SELECT avg(total_seconds) FROM samples"));
-        const bool last = stored + 1 >= k_samples;
+        // Two guests at once: the last two samples may end together.
+        const bool last = stored + 2 >= k_samples;
         const size_t enough = std::min(stored + 2, k_samples - 1);
         std::uniform_int_distribution<int> delay_ms(
             200, static_cast<int>(sample_seconds * (last ? 1000.0 / 3 : 2000.0)));
-        ASSERT_TRUE(runs_for(rig, std::chrono::milliseconds(delay_ms(random)),
-                             [&] { return !last && count(scratch.db, "samples") >= enough; }))
-            << "rig ended by itself before kill " << kills + 1 << ": " << read_text(log);
+        const bool ran = runs_for(rig, std::chrono::milliseconds(delay_ms(random)),
+                                  [&] { return !last && count(scratch.db, "samples") >= enough; });
+        // A machine that got faster (the suites beside this one ended) may finish the run
+        // before a kill lands: the campaign ends there, with what it killed so far.
+        if (!ran && one(scratch.db, "SELECT status FROM runs") == "finished") {
+            run_finished = true;
+            std::cout << "[ measured ] the run finished before kill " << kills + 1 << "\n";
+            break;
+        }
+        ASSERT_TRUE(ran) << "rig ended by itself before kill " << kills + 1 << ": "
+                         << read_text(log);
         bool clean = rig::test::kill_leaves_no_process(rig, scratch.dir.string());
         ++kills;
         // Read-only, whoever killed it: the run reads as interrupted, never running.
@@ -562,8 +572,12 @@ TEST(Faults, RepeatedKillsAndResumesStoreEverySampleOnce) {
                 ::kill(pid, SIGKILL);
         }
     }
-    auto finished = run_rig(resume, k_run_timeout);
-    ++resumes;
+    rig::proc::RunResult finished{0, 0, false, "", ""};
+    if (!run_finished) {
+        finished = run_rig(resume, k_run_timeout);
+        ++resumes;
+    }
+    EXPECT_GE(kills, std::min(k_kills, 3)) << "too few kills landed before the run ended";
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     size_t samples = count(scratch.db, "samples");
