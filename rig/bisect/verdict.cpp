@@ -158,8 +158,8 @@ bool failed(const core::Sample& sample) {
            sample.outcome == core::Outcome::disk_quota;
 }
 
-// Boot failures and hangs: no criterion of rig's asks about them, except a signature
-// criterion whose pattern matches what the guest printed.
+} // namespace
+
 bool broken(const core::Sample& sample) {
     switch (sample.outcome) {
     case core::Outcome::kernel_panic:
@@ -172,6 +172,8 @@ bool broken(const core::Sample& sample) {
         return false;
     }
 }
+
+namespace {
 
 // Counted under errors: not interrupted, not the machinery's failure, not a hang or panic.
 bool usable_for_errors(const core::Sample& sample) {

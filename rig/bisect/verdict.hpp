@@ -52,6 +52,10 @@ enum class SampleClass {
 };
 std::string_view to_string(SampleClass value);
 
+// Boot failures and hangs (a panic, a boot or workload timeout, silence, a job's time
+// limit): no criterion of rig's asks about them, except a signature criterion whose
+// pattern matches what the guest printed.
+bool broken(const core::Sample& sample);
 // The family of a failed sample that printed no error line saying what failed: a failure
 // all the same.
 inline constexpr std::string_view k_silent_family = "(no error line)";

@@ -9,10 +9,8 @@ namespace rig::watch {
 
 namespace {
 
-std::string trimmed(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
-        text.pop_back();
-    return text;
+std::string trimmed(const std::string& text) {
+    return std::string(util::trim(text));
 }
 
 } // namespace

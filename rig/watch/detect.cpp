@@ -20,19 +20,10 @@ bool lost(const core::Sample& sample) {
     return sample.outcome == core::Outcome::infra_error || sample.outcome == core::Outcome::aborted;
 }
 
-// Boot failures and hangs: worse than any error a workload prints.
-bool broken(const core::Sample& sample) {
-    switch (sample.outcome) {
-    case core::Outcome::kernel_panic:
-    case core::Outcome::boot_timeout:
-    case core::Outcome::workload_timeout:
-    case core::Outcome::console_silence:
-    case core::Outcome::time_limit:
-    case core::Outcome::build_failed:
-        return true;
-    default:
-        return false;
-    }
+// Boot failures and hangs (the bisect's), and a kernel that does not build: worse than any
+// error a workload prints.
+bool worse(const core::Sample& sample) {
+    return bisect::broken(sample) || sample.outcome == core::Outcome::build_failed;
 }
 
 std::optional<std::string> screen_errors(const std::vector<core::Sample>& baseline,
@@ -42,14 +33,14 @@ std::optional<std::string> screen_errors(const std::vector<core::Sample>& baseli
     for (const core::Sample& sample : baseline) {
         if (lost(sample))
             continue;
-        baseline_broken = baseline_broken || broken(sample);
+        baseline_broken = baseline_broken || worse(sample);
         for (const std::string& family : bisect::failure_families(sample))
             known.insert(family);
     }
     for (const core::Sample& sample : head) {
         if (lost(sample))
             continue;
-        if (broken(sample) && !baseline_broken)
+        if (worse(sample) && !baseline_broken)
             return "a worse outcome: " + std::string(core::to_string(sample.outcome)) +
                    " where the baseline ran";
         for (const std::string& family : bisect::failure_families(sample))

@@ -4,6 +4,7 @@
 
 #include "proc/process.hpp"
 #include "util/json.hpp"
+#include "util/strings.hpp"
 
 #include <gnu/libc-version.h>
 
@@ -17,10 +18,7 @@ const std::string& compiler_version() {
         auto result = proc::run({"gcc", "-dumpfullversion"});
         if (!result || result->exit_code != 0)
             return std::string("none");
-        std::string out = result->out;
-        while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
-            out.pop_back();
-        return out;
+        return std::string(util::trim(result->out));
     }();
     return version;
 }
