@@ -45,7 +45,11 @@ void collect_build_dirs(const fs::path& cache, Stale stale, GcResult& gc) {
         for (const auto& entry : fs::directory_iterator(repo.path(), ec)) {
             std::string name = entry.path().filename().string();
             bool folder = util::starts_with(name, "build-") || util::starts_with(name, "config-");
-            if (folder && (gone || stale(entry.path()))) {
+            // A folder's record of its last configure (kernel/configure) goes with it.
+            if (folder && name.ends_with(".configured")) {
+                if (gone || stale(entry.path()))
+                    fs::remove(entry.path(), ec);
+            } else if (folder && (gone || stale(entry.path()))) {
                 gc.bytes_freed += tree_size(entry.path());
                 fs::remove_all(entry.path(), ec);
                 ++gc.build_dirs_removed;

@@ -203,6 +203,41 @@ TEST_F(KernelBuild, NextCommitReusesTheBuildFolderAndNeverTouchesTheUsersTree) {
     EXPECT_FALSE(fs::exists(m_repo / ".config"));
 }
 
+// The configure (tinyconfig, olddefconfig) is half of an incremental build: it runs again
+// only when what it reads changed, a Kconfig file of the tree or the folder's .config.
+TEST_F(KernelBuild, ConfigureRunsAgainOnlyWhenAKconfigFileOrTheConfigChanged) {
+    BuildResult first = build(request());
+    auto configures = [&] {
+        for (const auto& repo : fs::directory_iterator(m_cache / "git"))
+            if (fs::exists(repo.path() / ("build-" + first.config_hash) / "configures"))
+                return util_count(
+                    read(repo.path() / ("build-" + first.config_hash) / "configures"));
+        return size_t(0);
+    };
+    EXPECT_EQ(configures(), 1u);
+    BuildResult code = build(request(commit_change("int main(void) { return 1; }\n", "code")));
+    ASSERT_EQ(code.outcome, BuildOutcome::ok);
+    EXPECT_EQ(make_runs(first), 2u);
+    EXPECT_EQ(configures(), 1u) << "a commit that touches no Kconfig file was configured again";
+
+    write(m_repo / "Kconfig.fake", "config FAKE\n\tbool\n");
+    git(m_repo, {"add", "Kconfig.fake"});
+    git(m_repo, {"commit", "-q", "-m", "kconfig"});
+    std::string sha = git(m_repo, {"rev-parse", "HEAD"});
+    BuildResult kconfig = build(request(sha.substr(0, sha.find('\n'))));
+    ASSERT_EQ(kconfig.outcome, BuildOutcome::ok);
+    EXPECT_EQ(configures(), 2u) << "a new Kconfig file must be configured";
+
+    // A .config changed behind rig's back (the tree's own make could) is not trusted.
+    for (const auto& repo : fs::directory_iterator(m_cache / "git"))
+        if (fs::exists(repo.path() / ("build-" + first.config_hash)))
+            std::ofstream(repo.path() / ("build-" + first.config_hash) / ".config", std::ios::app)
+                << "CONFIG_FORGED=y\n";
+    BuildResult forged = build(request(commit_change("int main(void) { return 2; }\n", "more")));
+    ASSERT_EQ(forged.outcome, BuildOutcome::ok);
+    EXPECT_EQ(configures(), 3u);
+}
+
 TEST_F(KernelBuild, OtherFragmentsGetAnotherBuildFolderAndKey) {
     BuildResult release = build(request());
     GitRequest debug = request();
