@@ -73,9 +73,13 @@ std::optional<Stop> Watch::stop_reason(core::SampleFacts& facts) {
     if (m_context.interrupted)
         return Stop::interrupted;
     // virtiofsd leaves when the guest resets its device at poweroff; only a death
-    // before the agent is done is a failure.
-    if (!report.done && (m_helper_failure = m_guest.helper_failure()))
-        return Stop::helper_failed;
+    // before the agent is done is a failure. What the guest wrote since this loop's read
+    // is read first: `done` may have come just before the helper left.
+    if (!report.done && m_guest.helper_failure()) {
+        take_in(1 << 20);
+        if (!report.done && (m_helper_failure = m_guest.helper_failure()))
+            return Stop::helper_failed;
+    }
     if (m_output.panic_on_console() && now - m_last_output > m_pacing.panic_quiet)
         return Stop::panicked;
     // A setup failure powers the guest off by itself; only silence waits on it.
