@@ -86,6 +86,9 @@ public:
         options.criterion = request.criterion;
         options.samples = request.samples;
         options.max_samples = request.max_samples;
+        options.max_builds = request.max_builds;
+        options.max_boots = request.max_boots;
+        options.max_hours = request.max_hours;
         return bisect::create_bisect(options, m_db, m_settings);
     }
 
@@ -115,10 +118,18 @@ private:
 // The .config of the build folder the commit's kernel was built in: the config it was
 // built with, give or take what olddefconfig changed for a later commit of that folder.
 std::string kernel_config(store::Database& db, const std::string& commit) {
+    std::error_code ec;
+    // Kept beside the kernel in the cache (kernel/build.cpp), whoever built it.
+    if (auto artifacts = db.kernel_artifacts())
+        for (const store::KernelArtifact& artifact : *artifacts) {
+            std::filesystem::path config =
+                std::filesystem::path(artifact.image_path).parent_path() / "config";
+            if (artifact.commit == commit && std::filesystem::is_regular_file(config, ec))
+                return util::read_file(config);
+        }
     auto builds = db.kernel_builds();
     if (!builds)
         return "";
-    std::error_code ec;
     const std::filesystem::path git = kernel::default_cache_dir() / "git";
     for (const store::KernelBuild& build : *builds) {
         if (build.commit != commit || build.outcome != core::BuildOutcome::ok)

@@ -41,6 +41,10 @@ Expected<Artifact> collect_artifact(ConfinedTree& tree, bool modules, const fs::
     fs::copy_file(out / "arch/x86/boot/bzImage", staging / "vmlinuz", ec);
     if (!ec)
         fs::copy_file(out / "vmlinux", staging / "vmlinux", ec);
+    // The .config travels with the kernel: a report of a culprit built long ago, or by
+    // another database's run, still carries it.
+    if (!ec)
+        fs::copy_file(out / ".config", staging / "config", ec);
     if (ec)
         return fail(ErrorKind::infra,
                     "cannot copy the kernel from " + out.string() + ": " + ec.message());

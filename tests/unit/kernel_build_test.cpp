@@ -127,6 +127,9 @@ TEST_F(KernelBuild, BuildsThenASecondRequestIsACacheHitWithNoMakeRun) {
     ASSERT_TRUE(first.artifact);
     EXPECT_EQ(first.artifact->release, "6.1.0-fake");
     EXPECT_TRUE(fs::exists(first.artifact->image));
+    // Its .config travels with it, for a report made long after.
+    EXPECT_NE(read(first.artifact->image.parent_path() / "config").find("CONFIG_PRINTK=y"),
+              std::string::npos);
     EXPECT_TRUE(first.artifact->modules_dir.empty());
     EXPECT_EQ(first.commit.size(), 40u);
     EXPECT_EQ(make_runs(first), 1u);
