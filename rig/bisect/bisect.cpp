@@ -237,11 +237,38 @@ Expected<Ending> calibrate(Context& context, const StepIo& io, Endpoints& ends) 
     return calibrate_functional(context, io, ends, bad_end);
 }
 
+// The cost cap, checked before each commit measured past the endpoints: once reached, the
+// bisect ends as capped, saying how far it got (`what`).
+Expected<Ending> over_cap(Context& context, const std::string& culprit, const std::string& what,
+                          std::ostream& out) {
+    auto reached = cap_reached(context.options, RIG_TRY(cost_of(context)));
+    if (!reached)
+        return Ending();
+    return Ending(RIG_TRY(finish(context, core::BisectStatus::capped, culprit,
+                                 "cost cap reached (" + *reached + ") " + what, out)));
+}
+
+// git's line on what is left ("Bisecting: 3 revisions left to test after this ..."), or "".
+std::string left_to_test(const GitState& state) {
+    for (std::string_view line : util::split(state.output, '\n'))
+        if (util::starts_with(line, "Bisecting:"))
+            return std::string(util::trim(line.substr(10)));
+    return "";
+}
+
 // 2. git's bisect, replayed from the stored steps, then carried on until git is done.
 Expected<Ending> bisect_steps(Context& context, const StepIo& io, const Policy& policy,
                               GitState& state) {
     state = RIG_TRY(replay(context));
     while (!state.done) {
+        std::string left = left_to_test(state);
+        if (auto stop = RIG_TRY(
+                over_cap(context, "",
+                         "before " + short_sha(state.next) + " was tested" +
+                             (left.empty() ? "" : " (" + left + ")") + "; `rig bisect log " +
+                             std::to_string(context.info.id) + "` has the verdicts so far",
+                         io.out)))
+            return stop;
         auto measured = RIG_TRY(measure(context, {core::StepRole::bisect, state.next, policy}, io));
         if (auto stop = RIG_TRY(unfinished(context, measured, io.out)))
             return stop;
@@ -477,6 +504,10 @@ Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hyp
             return *stop;
         GitState state;
         if (auto stop = RIG_TRY(bisect_steps(context, io, ends.policy, state)))
+            return *stop;
+        if (auto stop = RIG_TRY(
+                over_cap(context, state.culprit,
+                         "before git's " + short_sha(state.culprit) + " was verified", out)))
             return *stop;
         out << "bisect " << id << ": git names " << short_sha(state.culprit) << "; verifying\n";
         return verify(context, io, ends, state.culprit);

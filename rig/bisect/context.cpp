@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace rig::bisect {
 
@@ -153,6 +154,40 @@ ErrorModel endpoint_model(const Context& context) {
     const auto* good = find_step(context, core::StepRole::good_endpoint);
     return error_model(bad ? samples_of(context, *bad) : std::vector<core::Sample>{},
                        good ? samples_of(context, *good) : std::vector<core::Sample>{});
+}
+
+Expected<Cost> cost_of(const Context& context) {
+    Cost cost;
+    std::set<std::string> commits_tested;
+    for (const auto& step : context.steps)
+        commits_tested.insert(step.commit);
+    // From the build records, not the steps: a build finished just before a kill is a
+    // cache hit for the resumed step, but it was built by this bisect all the same.
+    for (const auto& build : RIG_TRY(context.db.kernel_builds()))
+        if (commits_tested.count(build.commit) && build.started_at >= context.info.created_at) {
+            ++cost.builds;
+            cost.build_seconds += build.duration_seconds;
+        }
+    for (const auto& [cell, samples] : context.samples_by_cell)
+        for (const core::Sample& sample : samples) {
+            ++cost.boots;
+            cost.guest_seconds += sample.total_seconds;
+        }
+    return cost;
+}
+
+std::optional<std::string> cap_reached(const StartOptions& options, const Cost& cost) {
+    const double hours = (cost.build_seconds + cost.guest_seconds) / 3600;
+    if (options.max_builds > 0 && cost.builds >= static_cast<size_t>(options.max_builds))
+        return std::to_string(cost.builds) + " kernel builds of at most " +
+               std::to_string(options.max_builds);
+    if (options.max_boots > 0 && cost.boots >= static_cast<size_t>(options.max_boots))
+        return std::to_string(cost.boots) + " guest boots of at most " +
+               std::to_string(options.max_boots);
+    if (options.max_hours > 0 && hours >= options.max_hours)
+        return util::fixed(hours, 2) + " hours of builds and guests of at most " +
+               util::fixed(options.max_hours, 2);
+    return std::nullopt;
 }
 
 int build_bound(size_t commits) {

@@ -88,6 +88,19 @@ Reproduction count_reproduction(const Criterion& criterion,
 // way for every resume and report.
 ErrorModel endpoint_model(const Context& context);
 
+// What a bisect has cost so far: kernels it built, guests it booted, and their time.
+struct Cost {
+    size_t builds = 0;
+    double build_seconds = 0;
+    size_t boots = 0;
+    double guest_seconds = 0; // each sample's whole host wall time, boot to exit
+};
+Expected<Cost> cost_of(const Context& context);
+
+// Which part of the options' cost cap `cost` has reached, said as "6 kernel builds of at
+// most 6"; none while every part is below its cap (or has none).
+std::optional<std::string> cap_reached(const StartOptions& options, const Cost& cost);
+
 // The most builds a bisect of `commits` commits takes, skips aside: ceil(log2 n) + 2.
 int build_bound(size_t commits);
 

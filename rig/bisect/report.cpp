@@ -166,30 +166,6 @@ std::string steps_table(const Context& context) {
     return table.to_text();
 }
 
-// What the bisect cost: kernels it built, guests it booted.
-struct Cost {
-    size_t builds = 0;
-    double build_seconds = 0;
-    size_t boots = 0;
-};
-
-Expected<Cost> cost_of(const Context& context) {
-    Cost cost;
-    std::set<std::string> commits_tested;
-    for (const auto& step : context.steps)
-        commits_tested.insert(step.commit);
-    // From the build records, not the steps: a build finished just before a kill is a
-    // cache hit for the resumed step, but it was built by this bisect all the same.
-    for (const auto& build : RIG_TRY(context.db.kernel_builds()))
-        if (commits_tested.count(build.commit) && build.started_at >= context.info.created_at) {
-            ++cost.builds;
-            cost.build_seconds += build.duration_seconds;
-        }
-    for (const auto& [cell, samples] : context.samples_by_cell)
-        cost.boots += samples.size();
-    return cost;
-}
-
 // A regular expression that matches `text` literally (ECMAScript).
 std::string literal_regex(const std::string& text) {
     std::string out;
@@ -427,6 +403,9 @@ Expected<CulpritFinding> culprit_finding(int64_t id, store::Database& db,
         }
         finding.comparison = name + ", parent side: " + to_text(good) + "\n" + name +
                              ", culprit side: " + to_text(bad) + "\n";
+    } else if (context.criterion.kind == CriterionKind::outcome) {
+        finding.headline = context.criterion.pattern == "panic" ? "kernel panic" : "guest hang";
+        finding.comparison = finding.verification;
     } else {
         ErrorModel model = endpoint_model(context);
         std::string line = model.targets.empty()

@@ -31,6 +31,11 @@ struct StartOptions {
     int infra_retries = 3;      // infra errors in a row before the bisect stops
     bool verify_revert = false; // also revert the culprit on BAD and check that it passes
     int jobs = 0;               // guests at once, each on its own CPUs; 0: the scenario's
+    // The cost cap, each 0 for none: reached before the next commit is measured, it ends
+    // the bisect as capped, with the range it had narrowed down to.
+    int max_builds = 0;
+    int max_boots = 0;
+    double max_hours = 0; // kernel builds and guests (each boot to exit), summed
 };
 
 // The settings every resume uses, declared once (util/fields.hpp): stored with the bisect
@@ -45,6 +50,9 @@ void fields(Options& options, Visit&& visit) {
     visit("infra_retries", options.infra_retries);
     visit("verify_revert", options.verify_revert);
     visit("jobs", options.jobs);
+    visit("max_builds", options.max_builds);
+    visit("max_boots", options.max_boots);
+    visit("max_hours", options.max_hours);
 }
 
 std::string encode_settings(const StartOptions& options);

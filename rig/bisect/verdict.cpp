@@ -24,6 +24,8 @@ std::string Criterion::text() const {
         return "errors";
     case CriterionKind::signature:
         return "signature:" + pattern;
+    case CriterionKind::outcome:
+        return "outcome:" + pattern;
     case CriterionKind::duration: {
         char buffer[32];
         std::snprintf(buffer, sizeof buffer, "duration:+%g%%", threshold * 100);
@@ -104,6 +106,14 @@ Expected<Criterion> parse_criterion(std::string_view text) {
         }
         return criterion;
     }
+    if (text.rfind("outcome:", 0) == 0) {
+        criterion.kind = CriterionKind::outcome;
+        criterion.pattern = std::string(text.substr(8));
+        if (criterion.pattern != "panic" && criterion.pattern != "hang")
+            return fail(ErrorKind::usage, "criterion " + std::string(text) +
+                                              ": expected outcome:panic or outcome:hang");
+        return criterion;
+    }
     if (text == "duration" || text.rfind("duration:", 0) == 0) {
         criterion.kind = CriterionKind::duration;
         if (text == "duration")
@@ -161,15 +171,20 @@ bool failed(const core::Sample& sample) {
 } // namespace
 
 bool broken(const core::Sample& sample) {
-    switch (sample.outcome) {
+    return !broken_class(sample.outcome).empty();
+}
+
+std::string_view broken_class(core::Outcome outcome) {
+    switch (outcome) {
     case core::Outcome::kernel_panic:
+        return "panic";
     case core::Outcome::boot_timeout:
     case core::Outcome::workload_timeout:
     case core::Outcome::console_silence:
     case core::Outcome::time_limit:
-        return true;
+        return "hang";
     default:
-        return false;
+        return "";
     }
 }
 
@@ -348,6 +363,10 @@ SampleClass classify_sample(const Criterion& criterion, const core::Sample& samp
     switch (criterion.kind) {
     case CriterionKind::signature:
         if (matching_line(criterion, sample, model))
+            return SampleClass::reproduces;
+        return broken(sample) ? SampleClass::unusable : SampleClass::clean;
+    case CriterionKind::outcome:
+        if (broken_class(sample.outcome) == criterion.pattern)
             return SampleClass::reproduces;
         return broken(sample) ? SampleClass::unusable : SampleClass::clean;
     case CriterionKind::errors: {

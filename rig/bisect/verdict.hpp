@@ -23,11 +23,13 @@ enum class CriterionKind {
     signature, // an error line matching a regular expression
     duration,  // the workload's guest-measured time
     metric,    // one of the sample's metrics, such as a count of 9p requests
+    outcome,   // the guest panicked (outcome:panic) or hung (outcome:hang)
 };
 
 struct Criterion {
     CriterionKind kind = CriterionKind::errors;
-    std::string pattern;     // signature: ECMAScript regex, matched against line and signature
+    std::string pattern;     // signature: ECMAScript regex, matched against line and signature;
+                             // outcome: "panic" or "hang"
     double threshold = 0.10; // duration: bad is at least this much slower than good
     std::string metric;      // metric: the metric's name, as samples store it
     // metric: bad against good, signed (+0.5: at least 50% higher, -0.2: at least 20%
@@ -36,8 +38,9 @@ struct Criterion {
     std::string text() const; // as the user writes it; parse_criterion(text()) gives it back
 };
 
-// "errors", "signature:REGEX", "duration", "duration:+N%", "metric:NAME" or
-// "metric:NAME:+N%" / "metric:NAME:-N%". Usage errors name the text.
+// "errors", "signature:REGEX", "duration", "duration:+N%", "metric:NAME",
+// "metric:NAME:+N%" / "metric:NAME:-N%", "outcome:panic" or "outcome:hang". Usage errors
+// name the text.
 Expected<Criterion> parse_criterion(std::string_view text);
 
 // What one sample tells about its commit.
@@ -56,6 +59,9 @@ std::string_view to_string(SampleClass value);
 // limit): no criterion of rig's asks about them, except a signature criterion whose
 // pattern matches what the guest printed.
 bool broken(const core::Sample& sample);
+// The outcome criterion's classes: "panic" (a kernel panic) and "hang" (a boot or workload
+// timeout, silence, a job's time limit); "" for an outcome that is neither.
+std::string_view broken_class(core::Outcome outcome);
 // The family of a failed sample that printed no error line saying what failed: a failure
 // all the same.
 inline constexpr std::string_view k_silent_family = "(no error line)";

@@ -77,8 +77,9 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
     start->add_option(
         "--criterion", s.criterion,
         "errors (the bad endpoint's error families, held against GOOD's), signature:REGEX, "
-        "duration[:+N%] (default threshold +10%), or metric:NAME[:+N%|:-N%] "
-        "(a sample metric such as 9p.work.getattr; default errors)");
+        "duration[:+N%] (default threshold +10%), metric:NAME[:+N%|:-N%] "
+        "(a sample metric such as 9p.work.getattr), or outcome:panic / outcome:hang "
+        "(default errors)");
     start
         ->add_option("--samples", s.samples,
                      "samples at BAD (under errors, more while no error family stands in two), "
@@ -95,6 +96,17 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
         ->add_option("--infra-retries", s.infra_retries,
                      "infra errors in a row retried before the bisect stops (default 3)")
         ->check(CLI::Range(0, 100));
+    start
+        ->add_option("--max-builds", s.max_builds,
+                     "the cost cap in kernel builds: reached, the bisect ends as capped "
+                     "(default: none)")
+        ->check(CLI::Range(1, 100000));
+    start->add_option("--max-boots", s.max_boots, "the cost cap in guest boots (default: none)")
+        ->check(CLI::Range(1, 1000000));
+    start
+        ->add_option("--max-hours", s.max_hours,
+                     "the cost cap in hours of kernel builds and guests, summed (default: none)")
+        ->check(CLI::Range(0.01, 10000.0));
     start->add_flag("--verify-revert", s.verify_revert,
                     "also revert the culprit on BAD and check that the cell passes");
     start

@@ -82,6 +82,7 @@ struct ReportCommandOptions {
     report::View view = report::View::table;
     std::filesystem::path template_file; // --template: a user's mustache template
     std::filesystem::path output;        // "" = stdout
+    std::filesystem::path history;       // --history: a watch's scenario file
 };
 int report_command(const GlobalOptions& global, const ReportCommandOptions& options);
 

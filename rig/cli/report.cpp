@@ -5,7 +5,9 @@
 #include "core/results_folder.hpp"
 #include "report/load.hpp"
 #include "report/render.hpp"
+#include "spec/spec.hpp"
 #include "store/store.hpp"
+#include "watch/history.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -14,6 +16,8 @@
 #include <map>
 
 namespace rig::cli {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -58,8 +62,25 @@ Expected<report::RenderOptions> render_options(const ReportCommandOptions& optio
     return render;
 }
 
+// `--history FILE`: what `rig watch` found over time, as text or one page.
+Expected<std::string> build_history(const GlobalOptions& global,
+                                    const ReportCommandOptions& options) {
+    if (options.format != report::Format::text && options.format != report::Format::html)
+        return fail(ErrorKind::usage, "--history renders text or html");
+    auto scenario = RIG_TRY(spec::load_scenario(options.history));
+    auto db = RIG_TRY(store::Database::open(global.db, store::Access::existing));
+    report::History history = RIG_TRY(watch::load_history(scenario, *db));
+    if (options.format == report::Format::text)
+        return report::history_text(history);
+    return report::history_html(history, options.output.empty()
+                                             ? fs::current_path()
+                                             : fs::absolute(options.output).parent_path());
+}
+
 Expected<std::string> build_report(const GlobalOptions& global,
                                    const ReportCommandOptions& options) {
+    if (!options.history.empty())
+        return build_history(global, options);
     auto render = RIG_TRY(render_options(options));
     report::Selection selection;
     selection.runs = options.runs;
@@ -124,6 +145,9 @@ void add_report_options(CLI::App& command, ReportCommandOptions& options) {
                        "FILE: render this mustache template with the report's data instead of "
                        "--format (reports/README.md names the variables)");
     command.add_option("-o,--output", options.output, "write to FILE instead of stdout");
+    command.add_option("--history", options.history,
+                       "a watch's scenario: its heads, regressions and each watched figure per "
+                       "cell over the heads (text, or html with SVG trend charts)");
 }
 
 int report_command(const GlobalOptions& global, const ReportCommandOptions& options) {

@@ -173,12 +173,20 @@ struct Watch {
     // past a threshold unseen; "" none.
     std::string reference;
     int samples = 3; // of the last good head and the new one, when a suspect is confirmed
-    int max_bisect_samples = 10;   // per commit of a bisect (its --max-samples)
+    int max_bisect_samples = 10; // per commit of a bisect (its --max-samples)
+    // Each bisect's cost cap (its --max-builds, --max-boots, --max-hours); reaching it is
+    // logged and leaves the head suspect. Unattended, a bisect must end.
+    int max_bisect_builds = 30;
+    int max_bisect_boots = 300;
+    std::chrono::seconds max_bisect_time{std::chrono::hours(12)};
     std::string outbox;            // reports, one mbox file each; relative to the file
     std::vector<std::string> send; // a command given each report's path; none: kept
     std::string from;              // the robot's identity: "Name <address>"
     std::vector<std::string> cc;   // lists; with regressions@lists.linux.dev regzbot acts
     std::string archive;           // the list archive's URL: Closes: ARCHIVE/MESSAGE-ID
+    // The folder whose index.html shows heads, regressions and trends; relative to the
+    // file, "" for none.
+    std::string dashboard = "dashboard";
     Loc loc;
 };
 

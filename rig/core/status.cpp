@@ -28,13 +28,14 @@ constexpr Words<HostStatus, 2> k_host_statuses{{
     {HostStatus::up, "up"},
     {HostStatus::dropped, "dropped"},
 }};
-constexpr Words<BisectStatus, 7> k_bisect_statuses{{
+constexpr Words<BisectStatus, 8> k_bisect_statuses{{
     {BisectStatus::running, "running"},
     {BisectStatus::culprit, "culprit"},
     {BisectStatus::unverified, "unverified"},
     {BisectStatus::inconclusive, "inconclusive"},
     {BisectStatus::not_reproducible, "not-reproducible"},
     {BisectStatus::stopped, "stopped"},
+    {BisectStatus::capped, "capped"},
     {BisectStatus::interrupted, "interrupted"},
 }};
 constexpr Words<StepRole, 6> k_step_roles{{

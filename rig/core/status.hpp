@@ -31,6 +31,7 @@ enum class BisectStatus {
     inconclusive,     // skipped or unsure commits hide the culprit in a range
     not_reproducible, // the endpoints do not test as given
     stopped,          // infra errors in a row: resume once the machinery works
+    capped,           // its cost cap (builds, boots, hours) came before an answer
     interrupted,      // Ctrl-C
 };
 

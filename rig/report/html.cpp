@@ -25,11 +25,6 @@ constexpr double k_top = 16;
 constexpr double k_plot_height = 180;
 constexpr double k_bottom = 28;
 
-// An SVG coordinate or length: a tenth of a pixel is fine enough.
-std::string svg_number(double value) {
-    return fmt::format("{:.1f}", value);
-}
-
 std::string short_label(size_t cell) {
     std::string label = case_label(cell);
     return label.substr(0, label.size() - 1);
@@ -49,17 +44,6 @@ struct Chart {
     }
     double x(size_t column) const { return k_left + k_column * static_cast<double>(column); }
 };
-
-// A round scale top at or above the largest value, so that grid lines fall on round numbers.
-double nice_max(double value) {
-    if (value <= 0)
-        return 1;
-    double step = std::pow(10.0, std::floor(std::log10(value)));
-    for (double factor : {1.0, 2.0, 2.5, 5.0, 10.0})
-        if (factor * step >= value)
-            return factor * step;
-    return 10 * step;
-}
 
 std::string frame(const Chart& chart, const ReportData& data) {
     std::string out = fmt::format(
@@ -284,6 +268,20 @@ std::string signatures_html(const ReportData& data) {
 std::string escape_html(const std::string& text) {
     return util::escape(
         text, {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}});
+}
+
+std::string svg_number(double value) {
+    return fmt::format("{:.1f}", value);
+}
+
+double nice_max(double value) {
+    if (value <= 0)
+        return 1;
+    double step = std::pow(10.0, std::floor(std::log10(value)));
+    for (double factor : {1.0, 2.0, 2.5, 5.0, 10.0})
+        if (factor * step >= value)
+            return factor * step;
+    return 10 * step;
 }
 
 std::string page_title(const ReportData& data, const RenderOptions& options) {

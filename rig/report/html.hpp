@@ -26,4 +26,10 @@ Expected<util::Json> html_parts(const ReportData& data, const std::vector<Compar
 // Text with &, <, >, " and ' escaped, for element content and attribute values.
 std::string escape_html(const std::string& text);
 
+// An SVG coordinate or length: a tenth of a pixel is fine enough.
+std::string svg_number(double value);
+
+// A round scale top at or above the largest value, so that grid lines fall on round numbers.
+double nice_max(double value);
+
 } // namespace rig::report

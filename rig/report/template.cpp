@@ -12,6 +12,7 @@ extern const char rig_report_summary_txt[];
 extern const char rig_report_table_txt[];
 extern const char rig_report_bisect_mail_txt[];
 extern const char rig_report_watch_mail_txt[];
+extern const char rig_report_history_html[];
 
 namespace rig::report {
 
@@ -57,6 +58,8 @@ const char* builtin_template(Builtin which) {
         return rig_report_bisect_mail_txt;
     case Builtin::watch_mail:
         return rig_report_watch_mail_txt;
+    case Builtin::history_html:
+        return rig_report_history_html;
     }
     return "";
 }

@@ -14,8 +14,17 @@ namespace rig::report {
 // The templates rig carries: reports/page.html.mustache and reports/style.css, the
 // text and markdown report's summary (reports/summary.txt.mustache) and the results table
 // in it (reports/table.txt.mustache), and the bisect report's summary for a mail
-// (reports/bisect-mail.txt.mustache).
-enum class Builtin { page_html, page_style, summary_text, table_text, bisect_mail, watch_mail };
+// (reports/bisect-mail.txt.mustache), the watch's mail (reports/watch-mail.txt.mustache)
+// and its history page (reports/history.html.mustache).
+enum class Builtin {
+    page_html,
+    page_style,
+    summary_text,
+    table_text,
+    bisect_mail,
+    watch_mail,
+    history_html,
+};
 
 const char* builtin_template(Builtin which);
 

@@ -64,14 +64,9 @@ Expected<core::Slurm> read_slurm(const Context& context, const Entry& entry) {
             slurm.constraint = RIG_TRY(read_slurm_name(context, key, "._-&|,*[]()"));
         } else if (key.key == "time") {
             Located text = RIG_TRY(read_scalar(context, key.value, key.path, "a duration"));
-            auto duration = util::parse_duration(text.value);
-            if (!duration)
-                return error_at(context, text,
-                                "expected a duration such as 90m or 2h, got '" + text.value + "'");
-            if (duration->count() <= 0)
-                return error_at(context, text, "must be longer than 0, got '" + text.value + "'");
+            auto duration = RIG_TRY(duration_of(context, text, "90m or 2h"));
             // sbatch counts whole minutes; a limit never rounds down below what was asked.
-            slurm.time_limit = std::chrono::ceil<std::chrono::minutes>(*duration);
+            slurm.time_limit = std::chrono::ceil<std::chrono::minutes>(duration);
             slurm.time = text;
         } else if (key.key == "exclusive") {
             slurm.exclusive = RIG_TRY(read_boolean(context, key.value, key.path));

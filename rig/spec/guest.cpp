@@ -132,13 +132,7 @@ Expected<core::Timeouts> read_timeouts(const Context& context, const Entry& entr
     core::Timeouts timeouts;
     for (const Entry& key : RIG_TRY(read_map(context, entry.value, entry.path, &k_timeout_keys))) {
         Located text = RIG_TRY(read_scalar(context, key.value, key.path, "a duration"));
-        auto duration = util::parse_duration(text.value);
-        if (!duration)
-            return error_at(context, text,
-                            "expected a duration such as 90s, 2m or 1h30m, got '" + text.value +
-                                "'");
-        if (duration->count() <= 0)
-            return error_at(context, text, "must be longer than 0, got '" + text.value + "'");
+        auto duration = std::optional(RIG_TRY(duration_of(context, text, "90s, 2m or 1h30m")));
         if (key.key == "boot")
             timeouts.boot = *duration;
         else if (key.key == "workload")

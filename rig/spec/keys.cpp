@@ -23,11 +23,24 @@ const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
 const std::vector<std::string> k_slurm_keys{"partition", "time",   "account", "constraint",
                                             "exclusive", "sbatch", "shared"};
 
-const std::vector<std::string> k_watch_keys{"kernel",    "repo",     "branch",
-                                            "interval",  "criteria", "paths",
-                                            "reference", "samples",  "max_bisect_samples",
-                                            "outbox",    "send",     "from",
-                                            "cc",        "archive"};
+const std::vector<std::string> k_watch_keys{"kernel",
+                                            "repo",
+                                            "branch",
+                                            "interval",
+                                            "criteria",
+                                            "paths",
+                                            "reference",
+                                            "samples",
+                                            "max_bisect_samples",
+                                            "max_bisect_builds",
+                                            "max_bisect_boots",
+                                            "max_bisect_time",
+                                            "dashboard",
+                                            "outbox",
+                                            "send",
+                                            "from",
+                                            "cc",
+                                            "archive"};
 
 const std::vector<std::string>& rule_keys() {
     static const std::vector<std::string> keys = [] {

@@ -149,6 +149,26 @@ Expected<std::vector<std::string>> read_string_list(const Context& context, cons
     return out;
 }
 
+Expected<std::chrono::milliseconds> duration_of(const Context& context, const Located& text,
+                                                std::string_view example,
+                                                std::chrono::milliseconds minimum) {
+    auto duration = util::parse_duration(text.value);
+    if (!duration)
+        return error_at(context, text,
+                        "expected a duration such as " + std::string(example) + ", got '" +
+                            text.value + "'");
+    if (minimum.count() > 0 && *duration < minimum)
+        return error_at(context, text,
+                        "expected a duration of at least " +
+                            (minimum.count() % 60000 == 0
+                                 ? std::to_string(minimum.count() / 60000) + "m"
+                                 : std::to_string(minimum.count() / 1000) + "s") +
+                            " such as " + std::string(example) + ", got '" + text.value + "'");
+    if (duration->count() <= 0)
+        return error_at(context, text, "must be longer than 0, got '" + text.value + "'");
+    return *duration;
+}
+
 Expected<Located> read_argument(const Context& context, const YAML::Node& node,
                                 std::string_view path, std::string_view what) {
     Located value = RIG_TRY(read_scalar(context, node, path, what));

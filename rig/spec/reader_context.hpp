@@ -6,6 +6,7 @@
 #include "spec/yaml_reader.hpp"
 #include "util/error.hpp"
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,13 @@ Expected<std::vector<core::Located>> read_axis_values(const Context& context, st
 // A list of strings where an empty list just means "none".
 Expected<std::vector<std::string>> read_string_list(const Context& context, const YAML::Node& node,
                                                     std::string_view path);
+
+// A duration key's value as written (`90s`, `2m`, `1h30m`), longer than 0 and at least
+// `minimum`; the errors give `example` ("90s, 2m or 1h30m") and the minimum when there is
+// one.
+Expected<std::chrono::milliseconds> duration_of(const Context& context, const core::Located& text,
+                                                std::string_view example,
+                                                std::chrono::milliseconds minimum = {});
 
 // Values handed to other programs as arguments must not look like options.
 Expected<core::Located> read_argument(const Context& context, const YAML::Node& node,

@@ -78,12 +78,8 @@ Expected<core::Watch> read_watch(const Context& context, const Entry& entry,
             watch.branch = value.value;
         } else if (key.key == "interval") {
             Located text = RIG_TRY(read_scalar(context, key.value, key.path, "a duration"));
-            auto duration = util::parse_duration(text.value);
-            if (!duration || duration->count() < 1000)
-                return error_at(context, text,
-                                "expected a duration of at least 1s such as 10m, got '" +
-                                    text.value + "'");
-            watch.interval = std::chrono::duration_cast<std::chrono::seconds>(*duration);
+            watch.interval = std::chrono::duration_cast<std::chrono::seconds>(
+                RIG_TRY(duration_of(context, text, "10m", std::chrono::seconds(1))));
         } else if (key.key == "criteria") {
             watch.criteria =
                 RIG_TRY(read_scalars(context, key.value, key.path, Shape::scalar_or_list));
@@ -104,6 +100,18 @@ Expected<core::Watch> read_watch(const Context& context, const Entry& entry,
         } else if (key.key == "max_bisect_samples") {
             watch.max_bisect_samples =
                 static_cast<int>(RIG_TRY(read_integer(context, key.value, key.path, 2, 1000)));
+        } else if (key.key == "max_bisect_builds") {
+            watch.max_bisect_builds =
+                static_cast<int>(RIG_TRY(read_integer(context, key.value, key.path, 1, 100000)));
+        } else if (key.key == "max_bisect_boots") {
+            watch.max_bisect_boots =
+                static_cast<int>(RIG_TRY(read_integer(context, key.value, key.path, 1, 1000000)));
+        } else if (key.key == "max_bisect_time") {
+            Located text = RIG_TRY(read_scalar(context, key.value, key.path, "a duration"));
+            watch.max_bisect_time = std::chrono::duration_cast<std::chrono::seconds>(
+                RIG_TRY(duration_of(context, text, "6h", std::chrono::minutes(1))));
+        } else if (key.key == "dashboard") {
+            watch.dashboard = RIG_TRY(read_scalar(context, key.value, key.path, "a folder")).value;
         } else if (key.key == "outbox") {
             watch.outbox = RIG_TRY(read_scalar(context, key.value, key.path, "a folder")).value;
         } else if (key.key == "send") {

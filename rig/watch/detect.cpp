@@ -41,7 +41,7 @@ std::optional<std::string> screen_errors(const std::vector<core::Sample>& baseli
         if (lost(sample))
             continue;
         if (worse(sample) && !baseline_broken)
-            return "a worse outcome: " + std::string(core::to_string(sample.outcome)) +
+            return std::string(k_worse_outcome) + std::string(core::to_string(sample.outcome)) +
                    " where the baseline ran";
         for (const std::string& family : bisect::failure_families(sample))
             if (!known.count(family))
@@ -107,12 +107,23 @@ std::optional<std::string> screen_values(const bisect::Criterion& criterion,
 
 } // namespace
 
+std::string bisect_criterion(const std::string& criterion, const std::string& detail) {
+    if (!util::starts_with(detail, k_worse_outcome))
+        return criterion;
+    std::string_view word = std::string_view(detail).substr(k_worse_outcome.size());
+    word = word.substr(0, word.find(' '));
+    auto outcome = core::parse_outcome(word);
+    std::string_view kind = outcome ? bisect::broken_class(*outcome) : "";
+    return kind.empty() ? criterion : "outcome:" + std::string(kind);
+}
+
 std::optional<std::string> screen(const bisect::Criterion& criterion,
                                   const std::vector<core::Sample>& baseline,
                                   const std::vector<core::Sample>& head) {
     switch (criterion.kind) {
     case bisect::CriterionKind::errors:
     case bisect::CriterionKind::signature:
+    case bisect::CriterionKind::outcome:
         return screen_errors(baseline, head);
     case bisect::CriterionKind::duration:
     case bisect::CriterionKind::metric:

@@ -32,4 +32,12 @@ std::optional<std::string> screen(const bisect::Criterion& criterion,
                                   const std::vector<core::Sample>& baseline,
                                   const std::vector<core::Sample>& head);
 
+// How the screen's words for a worse outcome begin.
+inline constexpr std::string_view k_worse_outcome = "a worse outcome: ";
+
+// The bisect's criterion for what the screen found under `criterion` (`detail`, its
+// words): a panic or a hang is bisected as outcome:panic or outcome:hang, since errors
+// leaves such samples aside as unusable; anything else under the criterion itself.
+std::string bisect_criterion(const std::string& criterion, const std::string& detail);
+
 } // namespace rig::watch

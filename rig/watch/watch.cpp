@@ -10,8 +10,10 @@
 #include "util/strings.hpp"
 #include "watch/branch.hpp"
 #include "watch/detect.hpp"
+#include "watch/history.hpp"
 #include "watch/mail.hpp"
 #include "watch/maintainers.hpp"
+#include "watch/samples.hpp"
 
 #include <algorithm>
 #include <map>
@@ -71,24 +73,6 @@ const core::Kernel& followed_kernel(const core::Scenario& scenario) {
 fs::path repository_of(const core::Scenario& scenario) {
     fs::path repo = followed_kernel(scenario).repo;
     return repo.is_absolute() ? repo : fs::path(scenario.dir) / repo;
-}
-
-// The samples of a run by cell key, and each key's cell.
-struct RunSamples {
-    std::map<std::string, std::vector<core::Sample>> by_key;
-    std::map<std::string, core::Cell> cells;
-};
-
-Expected<RunSamples> samples_of_run(store::Database& db, int64_t run_id) {
-    RunSamples out;
-    std::map<std::string, std::string> key_of;
-    for (const core::Cell& cell : RIG_TRY(db.cells(run_id))) {
-        key_of[cell.id] = cell.key;
-        out.cells[cell.key] = cell;
-    }
-    for (core::Sample& sample : RIG_TRY(db.samples(run_id)))
-        out.by_key[key_of[sample.cell_id]].push_back(std::move(sample));
-    return out;
 }
 
 // The bisect's --cell for one cell of any commit: its kernel, config and axes.
@@ -312,13 +296,16 @@ private:
                 return true;
             }
         if (finding.bisect_id == 0) {
-            finding.bisect_id = RIG_TRY(m_settings.bisector->create(
-                BisectRequest{finding.baseline, head.commit, finding.cell, finding.criterion,
-                              m_watch.samples, m_watch.max_bisect_samples}));
+            finding.bisect_id = RIG_TRY(m_settings.bisector->create(BisectRequest{
+                finding.baseline, head.commit, finding.cell,
+                bisect_criterion(finding.criterion, finding.detail), m_watch.samples,
+                m_watch.max_bisect_samples, m_watch.max_bisect_builds, m_watch.max_bisect_boots,
+                std::chrono::duration<double, std::ratio<3600>>(m_watch.max_bisect_time).count()}));
             RIG_TRY(m_db.update_watch_finding(finding));
         }
         m_log("bisect " + std::to_string(finding.bisect_id) + ": confirming, then bisecting " +
-              short_sha(finding.baseline) + ".." + short_sha(head.commit));
+              short_sha(finding.baseline) + ".." + short_sha(head.commit) + " on " +
+              bisect_criterion(finding.criterion, finding.detail));
         BisectEnd end = RIG_TRY(m_settings.bisector->run(finding.bisect_id));
         switch (end.status) {
         case core::BisectStatus::culprit:
@@ -336,6 +323,10 @@ private:
             break;
         case core::BisectStatus::stopped:
             m_log("bisect " + std::to_string(finding.bisect_id) + " stopped: " + end.message);
+            finding.status = core::FindingStatus::stopped;
+            break;
+        case core::BisectStatus::capped:
+            m_log("bisect " + std::to_string(finding.bisect_id) + " ended at its " + end.message);
             finding.status = core::FindingStatus::stopped;
             break;
         case core::BisectStatus::running:
@@ -520,7 +511,14 @@ Expected<RoundResult> run_round(const core::Scenario& scenario, store::Database&
     if (!scenario.watch)
         return fail(ErrorKind::usage, scenario.file + ": the scenario has no watch: section");
     Round round(scenario, db, settings, interrupted, log);
-    return round.run();
+    RoundResult result = RIG_TRY(round.run());
+    // The dashboard follows every head tested; a failure to write it loses nothing else.
+    const fs::path dashboard = dashboard_folder(scenario);
+    if (!dashboard.empty() &&
+        (result.end != RoundEnd::nothing_moved || !fs::exists(dashboard / "index.html")))
+        if (auto written = write_dashboard(scenario, db); !written)
+            Log(log, *settings.clock)("the dashboard was not written: " + written.error().message);
+    return result;
 }
 
 } // namespace rig::watch

@@ -38,6 +38,9 @@ struct BisectRequest {
     std::string criterion;
     int samples = 3;
     int max_samples = 10;
+    int max_builds = 0; // the cost cap, each 0 for none
+    int max_boots = 0;
+    double max_hours = 0;
 };
 
 struct BisectEnd {

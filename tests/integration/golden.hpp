@@ -23,6 +23,14 @@ inline std::string read_text(const std::filesystem::path& path) {
     return out.str();
 }
 
+// How often `part` occurs in `text`, overlaps counted.
+inline size_t count_of(const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+        ++n;
+    return n;
+}
+
 inline void expect_golden(const std::string& actual, const std::string& name) {
     auto path = source_root() / "tests/data/golden" / name;
     const char* accept = std::getenv("RIG_ACCEPT_GOLDEN");

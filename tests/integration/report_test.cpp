@@ -3,6 +3,7 @@
 // filters, comparisons, errors), on one whose samples carry 9p counters (counter columns,
 // --metric with a baseline), its HTML rendered by headless Chromium, and a report over a
 // database that a real `rig run` on QEMU produced.
+#include "chromium.hpp"
 #include "golden.hpp"
 #include "report_fixture.hpp"
 #include "rig_binary.hpp"
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+using rig::test::count_of;
 using rig::test::run_rig;
 namespace fs = std::filesystem;
 
@@ -69,13 +71,6 @@ std::string row_of(const std::string& text, const std::string& label) {
 
 bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
-}
-
-size_t count_of(const std::string& text, const std::string& part) {
-    size_t n = 0;
-    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
-        ++n;
-    return n;
 }
 
 } // namespace
@@ -316,31 +311,11 @@ TEST(ReportCounters, CsvJsonAndHtmlCarryEveryMetric) {
 // Chromium parses the page, lays it out and serializes the DOM it built: the table rows
 // and SVG elements must be there, and a screenshot of the page must not be blank.
 TEST(ReportHtml, RendersInHeadlessChromium) {
-    auto chromium = rig::proc::find_program("chromium");
-    ASSERT_TRUE(chromium) << "chromium is installed by scripts/install-deps";
     fs::path dir = scratch("chromium");
     fs::path page = dir / "report.html";
     report({"--run", "1", "--baseline", "kernel=deb-6.1", "--format", "html", "-o", page.string()});
-    std::vector<std::string> common{chromium->string(),
-                                    "--headless",
-                                    "--no-sandbox",
-                                    "--disable-gpu",
-                                    "--disable-dev-shm-usage",
-                                    "--disable-background-networking",
-                                    "--disable-component-update",
-                                    "--disable-sync",
-                                    "--no-first-run",
-                                    "--user-data-dir=" + (dir / "profile").string()};
-    rig::proc::RunOptions options;
-    options.timeout = std::chrono::minutes(2);
-    options.env["HOME"] = dir.string();
-
-    auto dump = common;
-    dump.insert(dump.end(), {"--dump-dom", "file://" + page.string()});
-    auto dom = rig::proc::run(dump, options);
-    ASSERT_TRUE(dom) << dom.error().message;
-    ASSERT_EQ(dom->exit_code, 0) << dom->err;
-    const std::string& html = dom->out;
+    auto rendered = rig::test::render_in_chromium(page, dir, 1400, 1600);
+    const std::string& html = rendered.dom;
     for (const char* label : {"A", "B", "C", "D", "E", "F", "G", "H"})
         EXPECT_TRUE(contains(html, std::string("<tr data-case=\"") + label + "\">")) << label;
     EXPECT_EQ(count_of(html, "<svg "), 3u);
@@ -354,27 +329,10 @@ TEST(ReportHtml, RendersInHeadlessChromium) {
     EXPECT_TRUE(contains(html, "Bad file descriptor"));
     EXPECT_TRUE(contains(html, "class=\"signature-group error\""));
 
-    auto shot = common;
-    fs::path png = dir / "report.png";
-    shot.insert(shot.end(), {"--screenshot=" + png.string(), "--window-size=1400,1600",
-                             "--hide-scrollbars", "file://" + page.string()});
-    auto screenshot = rig::proc::run(shot, options);
-    ASSERT_TRUE(screenshot) << screenshot.error().message;
-    ASSERT_EQ(screenshot->exit_code, 0) << screenshot->err;
-    ASSERT_TRUE(fs::exists(png));
-    std::string bytes = rig::test::read_text(png);
-    ASSERT_GT(bytes.size(), 24u);
-    EXPECT_EQ(bytes.substr(1, 3), "PNG");
-    auto be32 = [&](size_t at) {
-        return (static_cast<uint32_t>(static_cast<unsigned char>(bytes[at])) << 24) |
-               (static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 1])) << 16) |
-               (static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 2])) << 8) |
-               static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 3]));
-    };
-    EXPECT_EQ(be32(16), 1400u);
-    EXPECT_EQ(be32(20), 1600u);
+    EXPECT_EQ(rendered.width, 1400u);
+    EXPECT_EQ(rendered.height, 1600u);
     // A blank white page compresses to a few KiB; charts, tables and text do not.
-    EXPECT_GT(bytes.size(), 40u * 1024) << "the screenshot looks blank";
+    EXPECT_GT(rendered.png.size(), 40u * 1024) << "the screenshot looks blank";
 }
 
 // The only test here that boots guests: one real `rig run`, then every view of it.

@@ -8,6 +8,7 @@
 // The watcher is killed with -9 during the bisect and carries on; later rounds neither
 // report it again nor miss that a later head still shows it. Builds are incremental in the
 // [base, release] folder the kernels suite shares through RIG_CACHE.
+#include "chromium.hpp"
 #include "golden.hpp"
 #include "linux_repo.hpp"
 #include "rig_binary.hpp"
@@ -17,6 +18,7 @@
 
 namespace fs = std::filesystem;
 using rig::test::commit_files;
+using rig::test::count_of;
 using rig::test::must_run;
 using rig::test::one;
 using rig::test::query;
@@ -210,6 +212,28 @@ TEST(Watch, APlantedCachingRegressionIsReportedOnceAcrossRoundsAndAKill) {
     auto status = run_rig({"--db", scratch.db.string(), "watch", "status"});
     EXPECT_EQ(status.exit_code, 0) << status.err;
     EXPECT_NE(status.out.find(h.culprit.substr(0, 12)), std::string::npos) << status.out;
+
+    // The history: the walk count per head as text, with the regression marked where it
+    // was found, and the dashboard the watcher kept, as Chromium renders it.
+    auto history = run_rig({"--db", scratch.db.string(), "report", "--history", scenario.string()});
+    EXPECT_EQ(history.exit_code, 0) << history.err;
+    EXPECT_NE(history.out.find("9p.work.walk of "), std::string::npos) << history.out;
+    EXPECT_NE(
+        history.out.find("found metric:9p.work.walk:+50%: culprit " + h.culprit.substr(0, 12)),
+        std::string::npos)
+        << history.out;
+    fs::path dashboard = scratch.dir / "dashboard";
+    auto rendered =
+        rig::test::render_in_chromium(dashboard / "index.html", scratch.dir, 1200, 1400);
+    EXPECT_EQ(count_of(rendered.dom, "<svg id=\"trend-"), 1u) << rendered.dom;
+    // A point per head (four), one of them where the regression was found.
+    EXPECT_EQ(count_of(rendered.dom, "<circle class=\"point "), 4u) << rendered.dom;
+    EXPECT_EQ(count_of(rendered.dom, "<g class=\"found\" data-head=\"" + h.h5.substr(0, 12)), 1u)
+        << rendered.dom;
+    const std::string link = "<a href=\"../outbox/" + reported.front().filename().string() + "\"";
+    EXPECT_NE(rendered.dom.find(link), std::string::npos) << rendered.dom;
+    EXPECT_EQ(rendered.width, 1200u);
+    EXPECT_GT(rendered.png.size(), 20u * 1024) << "the dashboard's screenshot looks blank";
     std::cout
         << "[ measured ] watch, 5 rounds (a kill in the bisect): "
         << one(scratch.db, "SELECT count(*) FROM kernel_builds") << " builds, "

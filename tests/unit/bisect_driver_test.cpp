@@ -226,6 +226,30 @@ TEST(BisectDriver, InfraErrorsInARowStopTheBisectForAResume) {
     EXPECT_EQ(hypervisor.started().size(), 2u) << "the first attempt and one retry";
 }
 
+// The cost cap is checked before each commit past the endpoints: reached, the bisect ends
+// as capped, says which part and how far it got, and stays ended on a resume.
+TEST(BisectDriver, ABisectThatReachesItsCostCapEndsAsCappedBeforeItsNextCommit) {
+    Driver driver(16);
+    bisect::StartOptions options = driver.options(0, 15);
+    options.max_boots = 1;
+    auto id = bisect::create_bisect(options, *driver.db, driver.settings);
+    ASSERT_TRUE(id) << id.error().message;
+    FakeHypervisor hypervisor(driver.failing_from(9));
+    auto status = driver.run(*id, hypervisor);
+    ASSERT_TRUE(status) << status.error().message;
+    EXPECT_EQ(*status, core::BisectStatus::capped) << driver.out.str();
+    auto roles = driver.roles(*id);
+    EXPECT_EQ(roles.count(core::StepRole::bisect), 0u);
+    const std::string message = driver.db->bisect(*id).value()->message;
+    EXPECT_NE(message.find("cost cap reached ("), std::string::npos) << message;
+    EXPECT_NE(message.find(" guest boots of at most 1) before "), std::string::npos) << message;
+    EXPECT_NE(message.find("rig bisect log " + std::to_string(*id)), std::string::npos) << message;
+    auto again = driver.run(*id, hypervisor);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(*again, core::BisectStatus::capped);
+    EXPECT_EQ(driver.roles(*id).count(core::StepRole::bisect), 0u);
+}
+
 TEST(BisectDriver, APlantedFailureTheParentAlsoShowsLeavesTheCulpritUnverified) {
     Driver driver(8);
     auto id = bisect::create_bisect(driver.options(0, 7), *driver.db, driver.settings);

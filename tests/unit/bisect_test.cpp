@@ -51,11 +51,11 @@ TEST(BisectCriterion, ParsesAndPrintsBack) {
     EXPECT_EQ(criterion("duration").threshold, 0.10);
     EXPECT_DOUBLE_EQ(criterion("duration:+25%").threshold, 0.25);
     EXPECT_DOUBLE_EQ(criterion("duration:5%").threshold, 0.05);
-    for (const char* text :
-         {"errors", "signature:9p: .* refused", "duration:+10%", "duration:+2.5%"})
+    for (const char* text : {"errors", "signature:9p: .* refused", "duration:+10%",
+                             "duration:+2.5%", "outcome:panic", "outcome:hang"})
         EXPECT_EQ(criterion(text).text(), text);
     for (const char* bad : {"", "error", "signature:", "signature:(", "duration:10", "duration:+0%",
-                            "duration:+x%", "slower"}) {
+                            "duration:+x%", "slower", "outcome:", "outcome:oops"}) {
         auto parsed = parse_criterion(bad);
         ASSERT_FALSE(parsed) << bad;
         EXPECT_EQ(parsed.error().kind, rig::ErrorKind::usage);
@@ -120,6 +120,22 @@ TEST(BisectVerdict, BootFailuresAreUnusableInfraAndAbortAreNotData) {
         classify_sample(panic, sample(Outcome::kernel_panic, {"Kernel panic - not syncing"}), {}),
         SampleClass::reproduces);
     EXPECT_EQ(classify_sample(panic, sample(Outcome::boot_timeout), {}), SampleClass::unusable);
+    // The outcome criteria ask about their own class of broken sample: the other class is
+    // no data, a sample that ran to its end is clean, whatever it printed.
+    Criterion panicked = criterion("outcome:panic");
+    Criterion hung = criterion("outcome:hang");
+    EXPECT_EQ(classify_sample(panicked, sample(Outcome::kernel_panic), {}),
+              SampleClass::reproduces);
+    EXPECT_EQ(classify_sample(panicked, sample(Outcome::workload_timeout), {}),
+              SampleClass::unusable);
+    EXPECT_EQ(classify_sample(panicked, sample(Outcome::errors, {"EBADF"}), {}),
+              SampleClass::clean);
+    EXPECT_EQ(classify_sample(panicked, sample(Outcome::infra_error), {}), SampleClass::infra);
+    for (Outcome outcome : {Outcome::boot_timeout, Outcome::workload_timeout,
+                            Outcome::console_silence, Outcome::time_limit})
+        EXPECT_EQ(classify_sample(hung, sample(outcome), {}), SampleClass::reproduces);
+    EXPECT_EQ(classify_sample(hung, sample(Outcome::kernel_panic), {}), SampleClass::unusable);
+    EXPECT_EQ(classify_sample(hung, sample(Outcome::ok), {}), SampleClass::clean);
     Criterion duration = criterion("duration");
     EXPECT_EQ(classify_sample(duration, sample(Outcome::ok), {}), SampleClass::clean);
     EXPECT_EQ(classify_sample(duration, sample(Outcome::workload_failed), {}),
@@ -533,6 +549,9 @@ TEST(BisectSettings, EveryFieldOfTheListRoundTripsAsJson) {
     options.infra_retries = 5;
     options.verify_revert = true;
     options.jobs = 2;
+    options.max_builds = 9;
+    options.max_boots = 90;
+    options.max_hours = 2.25;
     ASSERT_EQ(rig::test::fields_left_default(options), "");
     const std::string text = encode_settings(options);
     EXPECT_EQ(text.front(), '{') << text;
@@ -661,4 +680,22 @@ TEST(BisectStore, BisectsAndStepsRoundTrip) {
     EXPECT_EQ((*(*db)->bisect(*id))->status, rig::core::BisectStatus::culprit);
     EXPECT_FALSE((*db)->finish_bisect(99, rig::core::BisectStatus::culprit, "", ""));
     EXPECT_EQ((*db)->bisects()->size(), 1u);
+}
+
+// Each part of the cost cap is reached at its limit, and none without one.
+TEST(BisectCost, TheCapNamesThePartReached) {
+    rig::bisect::StartOptions options;
+    rig::bisect::Cost cost{.builds = 6, .build_seconds = 1800, .boots = 40, .guest_seconds = 1800};
+    EXPECT_FALSE(rig::bisect::cap_reached(options, cost));
+    options.max_builds = 7;
+    options.max_boots = 41;
+    options.max_hours = 1.01;
+    EXPECT_FALSE(rig::bisect::cap_reached(options, cost));
+    options.max_hours = 1;
+    EXPECT_EQ(rig::bisect::cap_reached(options, cost),
+              "1.00 hours of builds and guests of at most 1.00");
+    options.max_boots = 40;
+    EXPECT_EQ(rig::bisect::cap_reached(options, cost), "40 guest boots of at most 40");
+    options.max_builds = 6;
+    EXPECT_EQ(rig::bisect::cap_reached(options, cost), "6 kernel builds of at most 6");
 }

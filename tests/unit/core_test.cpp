@@ -231,7 +231,7 @@ TEST(StatusWords, RoundTripAndUnknownTextIsAnError) {
     ASSERT_FALSE(unknown);
     EXPECT_EQ(unknown.error().message,
               "'' is not a bisect status (running, culprit, unverified, inconclusive, "
-              "not-reproducible, stopped, interrupted)");
+              "not-reproducible, stopped, capped, interrupted)");
     EXPECT_FALSE(parse_verdict("Good"));
 }
 

@@ -8,7 +8,9 @@
 #include "spec/spec.hpp"
 #include "store/store.hpp"
 #include "temp_dir.hpp"
+#include "util/file.hpp"
 #include "watch/detect.hpp"
+#include "watch/history.hpp"
 #include "watch/mail.hpp"
 #include "watch/watch.hpp"
 
@@ -76,6 +78,15 @@ TEST(WatchScreen, ErrorsAreNewFamiliesOrAWorseOutcome) {
                                {sample_of(0, 0, core::Outcome::kernel_panic)});
     ASSERT_TRUE(worse);
     EXPECT_NE(worse->find("kernel-panic"), std::string::npos) << *worse;
+    // errors leaves panics and hangs aside: the bisect asks about the outcome itself.
+    EXPECT_EQ(watch::bisect_criterion("errors", *worse), "outcome:panic");
+    auto hung = watch::screen(criterion("errors"), {sample_of(1, 1)},
+                              {sample_of(0, 0, core::Outcome::workload_timeout)});
+    ASSERT_TRUE(hung);
+    EXPECT_EQ(watch::bisect_criterion("errors", *hung), "outcome:hang");
+    EXPECT_EQ(watch::bisect_criterion("errors", *detail), "errors");
+    EXPECT_EQ(watch::bisect_criterion("metric:9p.work.walk:+20%", "9p.work.walk 1 -> 2"),
+              "metric:9p.work.walk:+20%");
     // Samples the machinery lost say nothing.
     EXPECT_FALSE(watch::screen(criterion("errors"), {sample_of(1, 1)},
                                {sample_of(0, 0, core::Outcome::infra_error)}));
@@ -218,6 +229,8 @@ protected:
         ASSERT_TRUE(opened);
         db = std::move(*opened);
         tester = std::make_unique<FakeTester>(*db, [this](const std::string& commit) {
+            if (panicked.count(commit))
+                return std::vector<core::Sample>{sample_of(0, 0, core::Outcome::kernel_panic)};
             double walks = regressed.count(commit) ? 1500 : 720;
             return std::vector<core::Sample>{sample_of(5, walks)};
         });
@@ -240,6 +253,7 @@ protected:
                            "  criteria: [errors, 'metric:9p.work.walk:+20%']\n"
                            "  outbox: " +
                            (m_dir.path() / "outbox").string() + "\n  send: [mailer, --now]\n" +
+                           "  dashboard: " + (m_dir.path() / "dashboard").string() + "\n" +
                            watch_extra;
         auto parsed = spec::parse_scenario(text, "w.yaml");
         EXPECT_TRUE(parsed) << (parsed ? "" : parsed.error().message);
@@ -267,6 +281,7 @@ protected:
     std::string base;
     std::unique_ptr<store::Database> db;
     std::set<std::string> regressed;
+    std::set<std::string> panicked;
     std::unique_ptr<FakeTester> tester;
     FakeBisector bisector;
     watch::Settings settings;
@@ -320,6 +335,27 @@ TEST_F(WatchRound, ARegressionIsBisectedReportedOnceLinkedLaterAndFixed) {
     EXPECT_EQ((*regressions)[0].status, core::RegressionStatus::fixed);
     EXPECT_EQ((*regressions)[0].fixed_in, fix);
     EXPECT_EQ((*regressions)[0].culprit, culprit);
+
+    // The dashboard followed: a trend per cell and watched metric, the regression found
+    // and fixed on it, its mail linked from the page's folder.
+    std::string page = util::read_file(m_dir.path() / "dashboard" / "index.html");
+    EXPECT_NE(page.find("<svg id=\"trend-0\""), std::string::npos) << page;
+    EXPECT_NE(page.find("9p.work.walk of "), std::string::npos);
+    EXPECT_NE(page.find("<g class=\"found\" data-head=\"" + after.substr(0, 12)),
+              std::string::npos);
+    EXPECT_NE(page.find("<g class=\"fixed\" data-head=\"" + fix.substr(0, 12)), std::string::npos);
+    EXPECT_NE(page.find("<a href=\"../outbox/" + culprit.substr(0, 12)), std::string::npos) << page;
+    // And `rig report --history` prints the same history as text.
+    auto history = watch::load_history(s, *db);
+    ASSERT_TRUE(history) << history.error().message;
+    EXPECT_EQ(history->heads.size(), 5u);
+    ASSERT_EQ(history->trends.size(), 1u);
+    EXPECT_EQ(history->trends[0].points[2].value, 1500);
+    EXPECT_EQ(history->trends[0].points[4].value, 720);
+    EXPECT_NE(report::history_text(*history).find("found metric:9p.work.walk:+20%: culprit " +
+                                                  culprit.substr(0, 12)),
+              std::string::npos)
+        << report::history_text(*history);
 }
 
 TEST_F(WatchRound, ASuspectFreshSamplesDoNotConfirmIsNotReported) {
@@ -333,6 +369,49 @@ TEST_F(WatchRound, ASuspectFreshSamplesDoNotConfirmIsNotReported) {
     EXPECT_EQ(result.reports, 0);
     EXPECT_EQ(mails(), 0u);
     EXPECT_NE(log.find("not confirmed"), std::string::npos) << log;
+}
+
+// Unattended, a bisect must end: the scenario's cost cap goes with each, and one that
+// reaches it is logged and leaves the head suspect, with no mail.
+TEST_F(WatchRound, ABisectEndedByItsCostCapIsLoggedAndNotMailed) {
+    core::Scenario s =
+        scenario("  max_bisect_builds: 4\n  max_bisect_boots: 40\n  max_bisect_time: 90m\n");
+    round(s);
+    std::string slow = repo->commit("fs/9p/b.c", "slow");
+    regressed = {slow};
+    bisector.end = core::BisectStatus::capped;
+    auto result = round(s);
+    EXPECT_EQ(result.status, core::HeadStatus::suspect);
+    EXPECT_EQ(result.reports, 0);
+    EXPECT_EQ(mails(), 0u);
+    ASSERT_EQ(bisector.requests.size(), 1u);
+    EXPECT_EQ(bisector.requests[0].max_builds, 4);
+    EXPECT_EQ(bisector.requests[0].max_boots, 40);
+    EXPECT_DOUBLE_EQ(bisector.requests[0].max_hours, 1.5);
+    EXPECT_NE(log.find("ended at its scripted"), std::string::npos) << log;
+    auto heads = db->watch_heads(watch::watch_name(s));
+    ASSERT_TRUE(heads);
+    ASSERT_EQ(heads->back().commit, slow);
+    auto findings = db->watch_findings(heads->back().id);
+    ASSERT_TRUE(findings);
+    ASSERT_FALSE(findings->empty());
+    EXPECT_EQ(findings->front().status, core::FindingStatus::stopped);
+}
+
+// Under errors the bisect leaves panics aside as unusable: the watch bisects a head that
+// panics where its baseline ran on the outcome itself.
+TEST_F(WatchRound, APanicIsBisectedOnTheOutcomeItself) {
+    core::Scenario s = scenario();
+    round(s);
+    std::string oops = repo->commit("fs/9p/b.c", "oops");
+    panicked = {oops};
+    bisector.culprit = oops;
+    auto found = round(s);
+    EXPECT_EQ(found.status, core::HeadStatus::bad);
+    ASSERT_EQ(bisector.requests.size(), 1u);
+    EXPECT_EQ(bisector.requests[0].criterion, "outcome:panic");
+    EXPECT_EQ(found.reports, 1);
+    EXPECT_NE(log.find("on outcome:panic"), std::string::npos) << log;
 }
 
 TEST_F(WatchRound, AForcePushIsHeldAgainstTheNewestGoodAncestor) {
