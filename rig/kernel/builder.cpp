@@ -15,6 +15,15 @@ std::string tail(std::string_view text, size_t bytes) {
     return std::string(util::trim(text.substr(text.size() > bytes ? text.size() - bytes : 0)));
 }
 
+Expected<std::string> first_line_of(const std::vector<std::string>& argv) {
+    proc::RunOptions options;
+    options.timeout = std::chrono::minutes(1);
+    auto result = RIG_TRY(proc::run(argv, options));
+    if (result.exit_code != 0)
+        return fail(ErrorKind::infra, util::join(argv, " ") + " failed: " + tail(result.err, 500));
+    return std::string(util::trim(util::split(result.out, '\n').at(0)));
+}
+
 int default_jobs() {
     long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
     return cpus > 0 ? static_cast<int>(cpus) : 1;

@@ -26,6 +26,10 @@ inline const std::vector<std::string> k_build_identity{
 // The last `bytes` of `text`, trimmed: the end of a command's output for a message.
 std::string tail(std::string_view text, size_t bytes);
 
+// The first line a tool prints of itself (`gcc --version`, `ld --version`), trimmed; an
+// infra error naming the command when it fails.
+Expected<std::string> first_line_of(const std::vector<std::string>& argv);
+
 // make's -j when the settings leave it to rig: the CPUs online.
 int default_jobs();
 

@@ -41,15 +41,6 @@ Expected<std::string> git_output(const std::vector<std::string>& args, const fs:
     return std::string(util::trim(result.out));
 }
 
-Expected<std::string> compiler_version() {
-    proc::RunOptions options;
-    options.timeout = std::chrono::minutes(1);
-    auto result = RIG_TRY(proc::run({"gcc", "--version"}, options));
-    if (result.exit_code != 0)
-        return fail(ErrorKind::infra, "gcc --version failed: " + tail(result.err, 500));
-    return std::string(util::trim(util::split(result.out, '\n').at(0)));
-}
-
 } // namespace
 
 Expected<void> clear_stale_index_lock(const fs::path& work_tree, Builder& builder) {
@@ -102,7 +93,7 @@ Expected<Resolved> resolve(const GitRequest& request) {
     }
     resolved.config = compose(fragments, request.options);
     resolved.config_hash = util::sha256_hex(resolved.config.text).substr(0, 16);
-    resolved.compiler = RIG_TRY(compiler_version());
+    resolved.compiler = RIG_TRY(first_line_of({"gcc", "--version"}));
 
     std::string key_text = std::string(k_recipe) + "\ncommit=" + resolved.commit +
                            "\nconfig=" + resolved.config_hash + "\ncompiler=" + resolved.compiler +

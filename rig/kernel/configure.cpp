@@ -24,15 +24,6 @@ std::string stamp_text(const std::string& inputs, const std::string& dot_config)
     return inputs + ".config " + util::sha256_hex(dot_config) + "\n";
 }
 
-Expected<std::string> first_line_of(const std::vector<std::string>& argv) {
-    proc::RunOptions options;
-    options.timeout = std::chrono::minutes(1);
-    auto result = RIG_TRY(proc::run(argv, options));
-    if (result.exit_code != 0)
-        return fail(ErrorKind::infra, argv[0] + " failed: " + tail(result.err, 500));
-    return std::string(util::trim(util::split(result.out, '\n').at(0)));
-}
-
 } // namespace
 
 Expected<std::string> kconfig_inputs(const fs::path& src) {

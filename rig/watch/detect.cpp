@@ -50,18 +50,6 @@ std::optional<std::string> screen_errors(const std::vector<core::Sample>& baseli
     return std::nullopt;
 }
 
-std::vector<double> values(const bisect::Criterion& criterion,
-                           const std::vector<core::Sample>& samples) {
-    std::vector<double> out;
-    for (const core::Sample& sample : samples) {
-        if (sample.outcome != core::Outcome::ok && sample.outcome != core::Outcome::errors)
-            continue;
-        if (auto value = bisect::measured_value(criterion, sample))
-            out.push_back(*value);
-    }
-    return out;
-}
-
 bool varies(const std::vector<double>& values) {
     return std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) != values.end();
 }
@@ -106,6 +94,18 @@ std::optional<std::string> screen_values(const bisect::Criterion& criterion,
 }
 
 } // namespace
+
+std::vector<double> values(const bisect::Criterion& criterion,
+                           const std::vector<core::Sample>& samples) {
+    std::vector<double> out;
+    for (const core::Sample& sample : samples) {
+        if (sample.outcome != core::Outcome::ok && sample.outcome != core::Outcome::errors)
+            continue;
+        if (auto value = bisect::measured_value(criterion, sample))
+            out.push_back(*value);
+    }
+    return out;
+}
 
 std::string bisect_criterion(const std::string& criterion, const std::string& detail) {
     if (!util::starts_with(detail, k_worse_outcome))

@@ -32,6 +32,11 @@ std::optional<std::string> screen(const bisect::Criterion& criterion,
                                   const std::vector<core::Sample>& baseline,
                                   const std::vector<core::Sample>& head);
 
+// A duration or metric criterion's values in the samples that ran to their end (ok, or
+// errors): what the screen compares and what the history draws.
+std::vector<double> values(const bisect::Criterion& criterion,
+                           const std::vector<core::Sample>& samples);
+
 // How the screen's words for a worse outcome begin.
 inline constexpr std::string_view k_worse_outcome = "a worse outcome: ";
 

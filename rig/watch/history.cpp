@@ -5,6 +5,7 @@
 #include "bisect/verdict.hpp"
 #include "core/stats.hpp"
 #include "util/file.hpp"
+#include "watch/detect.hpp"
 #include "watch/samples.hpp"
 #include "watch/watch.hpp"
 
@@ -32,14 +33,10 @@ std::vector<bisect::Criterion> figures_of(const core::Scenario& scenario) {
 
 report::TrendPoint point_of(const bisect::Criterion& figure,
                             const std::vector<core::Sample>& samples) {
-    std::vector<double> values;
-    for (const core::Sample& sample : samples)
-        if (sample.outcome == core::Outcome::ok || sample.outcome == core::Outcome::errors)
-            if (auto value = bisect::measured_value(figure, sample))
-                values.push_back(*value);
-    if (values.empty())
+    std::vector<double> measured = values(figure, samples);
+    if (measured.empty())
         return {};
-    return {core::summarize(values).median, values.size()};
+    return {core::summarize(measured).median, measured.size()};
 }
 
 } // namespace
