@@ -14,6 +14,7 @@
 #include "temp_dir.hpp"
 #include "util/json.hpp"
 
+#include <atomic>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <set>
@@ -277,7 +278,20 @@ TEST(RunLoop, TwoJobsRunEachGuestOnCpusOfItsOwn) {
     Loop loop;
     loop.scenario.warmup = 0;
     loop.settings.jobs = 2;
-    FakeHypervisor hypervisor(test::quick_guest());
+    // The first guest runs for a second, so that the other slot takes the next ones
+    // however late its thread gets a CPU (one slot did all four once, beside a kernel
+    // build, with every guest done in 3 ms).
+    std::atomic<int> guests{0};
+    FakeHypervisor hypervisor([&guests](const vm::GuestSpec&) {
+        if (guests++ > 0)
+            return test::quick_guest();
+        test::GuestScript slow;
+        slow.hello(std::chrono::milliseconds(0))
+            .workload(std::chrono::milliseconds(1), std::chrono::milliseconds(1000), 0)
+            .done(std::chrono::milliseconds(1000))
+            .exit(std::chrono::milliseconds(1001), 0);
+        return slow;
+    });
     auto summary = loop.run(hypervisor);
     ASSERT_TRUE(summary) << summary.error().message;
     EXPECT_EQ(summary->samples_run, 4u);
