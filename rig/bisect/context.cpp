@@ -96,6 +96,15 @@ run::ResolveRef resolve_in(const History& history) {
     };
 }
 
+// backend slurm keeps samples where every node sees them: the scenario's shared folder.
+std::filesystem::path samples_dir(const Context& context) {
+    const std::string& shared = context.scenario.slurm.shared;
+    std::filesystem::path root = context.scenario.backend == core::Backend::slurm && !shared.empty()
+                                     ? std::filesystem::path(shared)
+                                     : context.settings.results_dir;
+    return bisects_folder(context.settings, root) / std::to_string(context.info.id);
+}
+
 const store::BisectStep* find_step(const Context& context, core::StepRole role,
                                    const std::string& commit) {
     for (const auto& step : context.steps)

@@ -63,6 +63,9 @@ Expected<std::unique_ptr<History>> open_history(const Settings& settings,
 // Freezing a cell of the bisected kernel resolves its ref in `history` (run::freeze).
 run::ResolveRef resolve_in(const History& history);
 
+// Where the bisect's samples keep their folders (`that / CELL / REPETITION`).
+std::filesystem::path samples_dir(const Context& context);
+
 // The first stored step of `role` (at `commit`, unless empty), or null.
 const store::BisectStep* find_step(const Context& context, core::StepRole role,
                                    const std::string& commit = "");

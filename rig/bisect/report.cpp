@@ -6,6 +6,7 @@
 #include "report/changes.hpp"
 #include "report/table.hpp"
 #include "report/template.hpp"
+#include "run/reproducer.hpp"
 #include "util/json.hpp"
 #include "util/strings.hpp"
 
@@ -423,6 +424,34 @@ Expected<CulpritFinding> culprit_finding(int64_t id, store::Database& db,
                    std::to_string(cost.boots) + " guest boots, " +
                    std::to_string(context.steps.size()) + " steps";
     return finding;
+}
+
+Expected<void> write_culprit_reproducer(int64_t id, store::Database& db, const Settings& settings,
+                                        const std::string& kernel_config,
+                                        const std::filesystem::path& tarball) {
+    Context context = RIG_TRY(load(id, db, settings));
+    const store::BisectStep* step = find_step(context, core::StepRole::verify_culprit);
+    if (context.info.status != core::BisectStatus::culprit || !step)
+        return fail(ErrorKind::usage,
+                    "bisect " + std::to_string(id) + " has no verified culprit to reproduce");
+    std::error_code ec;
+    for (const core::Sample& sample : samples_of(context, *step)) {
+        const std::filesystem::path dir =
+            samples_dir(context) / step->cell_id / std::to_string(sample.repetition);
+        if (!std::filesystem::is_regular_file(dir / run::k_recipe_script, ec))
+            continue;
+        run::ReproducerParts parts;
+        parts.sample_dir = dir;
+        parts.workload = context.scenario.workload;
+        parts.kernel_config = kernel_config;
+        parts.about = "rig's sample of " + context.cell.label() + " (scenario " +
+                      context.scenario.name + ") on commit " + context.info.culprit +
+                      ", the culprit of bisect " + std::to_string(id) + " under " +
+                      context.info.criterion + ", as its verification tested it bad again.\n";
+        return run::write_reproducer(parts, tarball);
+    }
+    return fail(ErrorKind::infra, "no sample of bisect " + std::to_string(id) +
+                                      "'s verification keeps a reproducer recipe");
 }
 
 Expected<std::string> render_report(int64_t id, store::Database& db, const Settings& settings) {

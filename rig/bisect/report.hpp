@@ -9,6 +9,7 @@
 #include "util/error.hpp"
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 namespace rig::bisect {
@@ -40,6 +41,13 @@ struct CulpritFinding {
 };
 // An error unless the bisect ended with a verified culprit.
 Expected<CulpritFinding> culprit_finding(int64_t id, store::Database& db, const Settings& settings);
+
+// The culprit's reproducer (run/reproducer.hpp) at `tarball`: a sample of the verification
+// that tested the culprit bad again, as its folder's recipe boots it. An error unless the
+// bisect ended with a verified culprit whose sample keeps a recipe.
+Expected<void> write_culprit_reproducer(int64_t id, store::Database& db, const Settings& settings,
+                                        const std::string& kernel_config,
+                                        const std::filesystem::path& tarball);
 
 // One line per bisect, or a few for one.
 Expected<std::string> render_status(store::Database& db, int64_t id);

@@ -136,15 +136,6 @@ std::string evidence_of(const Context& context, const Policy& policy,
     return out;
 }
 
-// backend slurm keeps samples where every node sees them: the scenario's shared folder.
-fs::path samples_dir(const Context& context) {
-    const std::string& shared = context.scenario.slurm.shared;
-    fs::path root = context.scenario.backend == core::Backend::slurm && !shared.empty()
-                        ? fs::path(shared)
-                        : context.settings.results_dir;
-    return bisects_folder(context.settings, root) / std::to_string(context.info.id);
-}
-
 // One sample on the scenario's backend: a guest of this machine (QEMU or libvirt, as the
 // context says) or a Slurm job; both run run::run_sample, so the records agree.
 Expected<run::SampleRun> take_sample(const Context& context, const run::SampleContext& sample,

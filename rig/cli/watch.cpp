@@ -107,6 +107,11 @@ public:
         return bisect::bisect_log(id, m_db, m_settings);
     }
 
+    Expected<void> reproducer(int64_t id, const std::string& kernel_config,
+                              const std::filesystem::path& tarball) override {
+        return bisect::write_culprit_reproducer(id, m_db, m_settings, kernel_config, tarball);
+    }
+
 private:
     store::Database& m_db;
     bisect::Settings m_settings;

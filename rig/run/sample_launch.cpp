@@ -7,6 +7,7 @@
 #include "guest/initramfs.hpp"
 #include "guest/job.hpp"
 #include "guest/protocol.hpp"
+#include "run/reproducer.hpp"
 #include "vm/qemu.hpp"
 #include "vm/virtiofsd_log.hpp"
 #include "workload/generate.hpp"
@@ -215,6 +216,8 @@ Expected<Launch> prepare_launch(const SampleContext& context, const fs::path& sh
         launch.spec.scratch_disk = context.dir / "scratch.img";
         RIG_TRY(make_scratch_disk(launch.spec.scratch_disk, context.scenario.guest.scratch_bytes));
     }
+    // The guest as a report's reproducer will boot it without rig.
+    RIG_TRY(write_recipe(launch.spec, context.kernel.image, context.dir));
     return launch;
 }
 

@@ -3,7 +3,9 @@
 #include "util/strings.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 
 namespace rig::util {
@@ -91,6 +93,16 @@ std::string replace_all(std::string_view text, std::string_view from, std::strin
     }
     out.append(text.substr(at));
     return out;
+}
+
+std::string shell_word(std::string_view text) {
+    auto plain = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) ||
+               (c != '\0' && std::strchr("_./=:,+@%-", c));
+    };
+    if (!text.empty() && std::all_of(text.begin(), text.end(), plain))
+        return std::string(text);
+    return "'" + replace_all(text, "'", "'\\''") + "'";
 }
 
 size_t edit_distance(std::string_view a, std::string_view b) {

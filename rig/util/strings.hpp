@@ -43,6 +43,10 @@ bool starts_with(std::string_view text, std::string_view prefix);
 // `text` with every occurrence of `from` (not empty) replaced by `to`.
 std::string replace_all(std::string_view text, std::string_view from, std::string_view to);
 
+// `text` as one word of a POSIX shell script: as it is when it holds only characters no
+// shell treats specially, else in single quotes (a quote inside as '\'').
+std::string shell_word(std::string_view text);
+
 // Edit distance counting a swap of neighbours as one edit, for "did you mean".
 size_t edit_distance(std::string_view a, std::string_view b);
 

@@ -143,6 +143,15 @@ Expected<Mail> compose(const Report& report) {
     };
     if (!report.kernel_config.empty())
         view["config"] = indented(report.kernel_config);
+    if (!report.reproducer.empty()) {
+        std::string folder = report.reproducer;
+        if (folder.size() > k_tarball_suffix.size() &&
+            folder.compare(folder.size() - k_tarball_suffix.size(), std::string::npos,
+                           k_tarball_suffix) == 0)
+            folder.resize(folder.size() - k_tarball_suffix.size());
+        view["reproducer"] = report.reproducer;
+        view["reproducer_folder"] = folder;
+    }
     if (!report.archive.empty()) {
         std::string archive = report.archive;
         while (!archive.empty() && archive.back() == '/')

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace rig::watch {
@@ -368,15 +369,23 @@ private:
         if (m_settings.kernel_config)
             report.kernel_config = m_settings.kernel_config(found.culprit);
         report.date = m_settings.clock->wall_now();
-        Mail mail = RIG_TRY(compose(report));
         fs::path outbox = m_watch.outbox;
         if (outbox.is_relative())
             outbox = fs::path(m_scenario.dir) / outbox;
         std::error_code ec;
         fs::create_directories(outbox, ec);
-        const fs::path file =
-            outbox / (short_sha(found.culprit) + "-" + finding.cell_key.substr(0, 8) + "-" +
-                      util::sha256_hex(finding.criterion).substr(0, 8) + ".mbox");
+        const std::string stem = short_sha(found.culprit) + "-" + finding.cell_key.substr(0, 8) +
+                                 "-" + util::sha256_hex(finding.criterion).substr(0, 8);
+        // The reproducer first, so that the mail names only one that is there.
+        const std::string reproducer = stem + ".repro" + std::string(k_tarball_suffix);
+        Expected<void> packed = m_settings.bisector->reproducer(
+            finding.bisect_id, report.kernel_config, outbox / reproducer);
+        if (packed)
+            report.reproducer = reproducer;
+        else
+            m_log("no reproducer beside the mail: " + packed.error().message);
+        Mail mail = RIG_TRY(compose(report));
+        const fs::path file = outbox / (stem + ".mbox");
         RIG_TRY(util::write_file_atomically(file, mail.text));
         store::WatchRegression regression;
         regression.watch = m_name;
@@ -450,12 +459,44 @@ private:
                 continue;
             if (!RIG_TRY(m_branch.is_ancestor(regression.culprit, head.commit)))
                 continue;
+            const std::optional<std::string> unlike = RIG_TRY(unlike_found_on(regression, now));
+            if (!unlike) {
+                m_log(short_sha(head.commit) + " no longer shows " + regression.subject +
+                      " against the good heads, but is not better than " +
+                      short_sha(regression.found_on) + ", where it was found, under " +
+                      regression.criterion + ": not its fix yet");
+                continue;
+            }
             regression.status = core::RegressionStatus::fixed;
             regression.fixed_in = head.commit;
             RIG_TRY(m_db.update_watch_regression(regression));
             m_log("fixed: " + regression.subject + " no longer shows at " + short_sha(head.commit));
         }
         return {};
+    }
+
+    // How the head the regression was found on is worse than `now` under its criterion
+    // (the screen, with this head as the baseline), or nullopt when it is not: a head that
+    // only stopped looking worse than the good heads may be noise, or half a fix. Without
+    // that head's samples or the criterion (dropped from the scenario) there is nothing to
+    // hold it against: "" then.
+    Expected<std::optional<std::string>> unlike_found_on(const store::WatchRegression& regression,
+                                                         const RunSamples& now) {
+        auto criterion = std::find_if(m_criteria.begin(), m_criteria.end(), [&](const auto& c) {
+            return c.text == regression.criterion;
+        });
+        if (criterion == m_criteria.end())
+            return std::optional<std::string>("");
+        for (const store::WatchHead& found : RIG_TRY(m_db.watch_heads(m_name))) {
+            if (found.commit != regression.found_on || found.run_id == 0)
+                continue;
+            RunSamples then = RIG_TRY(samples_of_run(m_db, found.run_id));
+            auto samples = then.by_key.find(regression.cell_key);
+            if (samples == then.by_key.end())
+                break;
+            return screen(criterion->parsed, now.by_key.at(regression.cell_key), samples->second);
+        }
+        return std::optional<std::string>("");
     }
 
     // The cell as the mail's parameter lines give it.

@@ -58,6 +58,9 @@ public:
     virtual Expected<BisectEnd> run(int64_t id) = 0;
     virtual Expected<bisect::CulpritFinding> finding(int64_t id) = 0;
     virtual Expected<std::string> log(int64_t id) = 0;
+    // The culprit's reproducer (run/reproducer.hpp) at `tarball`, with its .config.
+    virtual Expected<void> reproducer(int64_t id, const std::string& kernel_config,
+                                      const std::filesystem::path& tarball) = 0;
 };
 
 struct Settings {

@@ -314,14 +314,17 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
     // The kill campaign's bisect part (the faults suite has the run's): kill -9, then
     // resumes killed at random moments (a build, a guest, a verdict being stored), each
     // leaving no guest, no make (which runs as rig-qemu when rig is root) and a bisect
-    // that reads as interrupted. RIG_BISECT_KILLS resumes are killed (3 by default).
+    // that reads as interrupted. RIG_BISECT_KILLS resumes are killed (3 by default): two
+    // of every three after 1 to 5 s (its start, a make reading the tree, a guest booting),
+    // every third after 15 to 40 s, which lets the bisect get on (a no-op make of the tree
+    // alone takes 12 s), so that many kills still land before its two minutes of work end.
     const std::vector<std::string> resume{"--db", scratch.db.string(), "bisect", "resume", "1"};
     const char* kills_wanted = std::getenv("RIG_BISECT_KILLS");
     const int k_kills = 1 + (kills_wanted ? std::max(0, std::atoi(kills_wanted)) : 3);
     const unsigned seed =
         static_cast<unsigned>(std::chrono::system_clock::now().time_since_epoch().count());
     std::mt19937 random(seed);
-    std::uniform_int_distribution<int> life_ms(2000, 40000);
+    std::uniform_int_distribution<int> short_life_ms(1000, 5000), long_life_ms(15000, 40000);
     const long build_user = ::geteuid() == 0 ? rig::test::account_uid("rig-qemu") : -2;
     std::string steps_before, samples_before;
     int kills = 0, orphans = 0, shown_running = 0;
@@ -341,7 +344,8 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
             break;
         rig = rig::test::start_rig_logged(resume,
                                           scratch.dir / ("life-" + std::to_string(kills) + ".log"));
-        std::this_thread::sleep_for(std::chrono::milliseconds(life_ms(random)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(
+            kills % 3 == 0 ? long_life_ms(random) : short_life_ms(random)));
         if (::waitpid(rig, nullptr, WNOHANG) == rig)
             break; // the bisect ended before this kill
     }

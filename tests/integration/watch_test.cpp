@@ -113,7 +113,8 @@ std::vector<fs::path> mails(const fs::path& outbox) {
     std::vector<fs::path> out;
     if (fs::exists(outbox))
         for (const auto& entry : fs::directory_iterator(outbox))
-            out.push_back(entry.path());
+            if (entry.path().extension() == ".mbox")
+                out.push_back(entry.path());
     return out;
 }
 
@@ -193,6 +194,30 @@ TEST(Watch, APlantedCachingRegressionIsReportedOnceAcrossRoundsAndAKill) {
     fs::create_directories(split);
     EXPECT_EQ(must_run({"git", "mailsplit", "-o" + split.string(), reported.front().string()}),
               "1");
+
+    // The reproducer beside the mail boots the culprit without rig: its run.sh starts QEMU,
+    // whose guest runs the workload to its end and powers off.
+    const std::string stem = reported.front().stem().string() + ".repro";
+    const fs::path tarball = outbox / (stem + ".tar.gz");
+    EXPECT_NE(mail.find("tar xf " + stem + ".tar.gz && " + stem + "/run.sh"), std::string::npos)
+        << mail;
+    const fs::path unpacked = scratch.dir / "reproducer";
+    fs::create_directories(unpacked);
+    must_run({"tar", "-xf", tarball.string(), "-C", unpacked.string()});
+    const fs::path folder = unpacked / stem;
+    EXPECT_NE(rig::test::read_text(folder / "config").find("CONFIG_9P_FS=y"), std::string::npos);
+    rig::proc::RunOptions boot;
+    boot.timeout = std::chrono::minutes(5);
+    auto booted = rig::proc::run({(folder / "run.sh").string()}, boot);
+    ASSERT_TRUE(booted);
+    const std::string channel = rig::test::read_text(folder / "channel.log");
+    EXPECT_EQ(booted->exit_code, 0) << booted->err << rig::test::read_text(folder / "console.log");
+    EXPECT_NE(channel.find("RIG done"), std::string::npos) << channel;
+    const size_t end = channel.find("RIG end ");
+    ASSERT_NE(end, std::string::npos) << channel;
+    const std::string end_line = channel.substr(end, channel.find('\n', end) - end);
+    EXPECT_EQ(end_line.substr(end_line.rfind(' ')), " 0") << end_line; // the workload's status
+    std::cout << "[ measured ] reproducer: " << fs::file_size(tarball) / 1024 << " KiB\n";
 
     // Round 4: nothing moved, nothing reported again.
     auto fourth = run_rig(once(scratch, scenario), k_round_timeout);

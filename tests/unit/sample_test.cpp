@@ -3,9 +3,12 @@
 // precedence between boot timeout, silence, panic, workload timeout and infra error, on
 // timeouts of milliseconds.
 #include "fake_hypervisor.hpp"
+#include "proc/process.hpp"
+#include "run/reproducer.hpp"
 #include "run/sample.hpp"
 #include "run/sample_launch.hpp"
 #include "temp_dir.hpp"
+#include "util/file.hpp"
 
 #include <atomic>
 #include <fstream>
@@ -102,6 +105,48 @@ TEST(RunSample, FinishedWorkloadIsOk) {
     EXPECT_EQ(spec.kernel, bench.kernel.boot_image);
     EXPECT_EQ(spec.cmdline, run::guest_cmdline());
     EXPECT_EQ(hypervisor.destroyed(), 0); // it powered off by itself
+}
+
+// What a report packs for a maintainer (run/reproducer.hpp): the sample's guest as a
+// script over the reproducer's own names, then a tarball of it that packs the same way
+// each time.
+TEST(RunSample, KeepsARecipeThatATarballBootsWithoutRig) {
+    Bench bench;
+    bench.kernel.image = bench.dir.path() / "bzImage";
+    std::ofstream(bench.kernel.image) << "kernel";
+    FakeHypervisor hypervisor(test::finished_guest(0));
+    bench.run(hypervisor);
+    const std::filesystem::path sample = bench.dir.path() / "sample";
+    const std::string script = util::read_file(sample / run::k_recipe_script);
+    EXPECT_TRUE(has(script, "cp -a work.orig work\n")) << script;
+    EXPECT_TRUE(has(script, "exec qemu-system-x86_64")) << script;
+    EXPECT_TRUE(has(script, "-kernel \\\n    bzImage \\\n    -initrd \\\n    initrd.cpio"))
+        << script;
+    EXPECT_TRUE(has(script, "path=work,")) << script;
+    EXPECT_TRUE(has(script, "'console=ttyS0 console_msg_format=syslog")) << script;
+    EXPECT_FALSE(has(script, "-trace")) << script;
+    EXPECT_FALSE(has(script, bench.dir.path().string())) << script;
+
+    const std::filesystem::path out = bench.dir.path() / "outbox";
+    std::filesystem::create_directories(out);
+    run::ReproducerParts parts{sample, bench.scenario.workload, "CONFIG_9P_FS=y\n", "A test.\n"};
+    ASSERT_TRUE(run::write_reproducer(parts, out / "x.repro.tar.gz"));
+    auto listed = proc::run(
+        {"tar", "--list", "--verbose", "--gzip", "--file", (out / "x.repro.tar.gz").string()});
+    ASSERT_TRUE(listed);
+    for (const char* entry : {"x.repro/run.sh", "x.repro/bzImage", "x.repro/initrd.cpio",
+                              "x.repro/config", "x.repro/README", "x.repro/work.orig/"})
+        EXPECT_TRUE(has(listed->out, entry)) << entry << "\n" << listed->out;
+    EXPECT_TRUE(has(listed->out, "-rwxr-xr-x 0/0")) << listed->out; // run.sh, root's
+    const std::string first = util::read_file(out / "x.repro.tar.gz");
+    ASSERT_TRUE(run::write_reproducer(parts, out / "x.repro.tar.gz"));
+    EXPECT_EQ(util::read_file(out / "x.repro.tar.gz"), first);
+    // Nothing of its making is left beside it.
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(out), {}), 1);
+    // A sample without a recipe (one from before rig wrote them) says so.
+    auto none = run::write_reproducer({bench.dir.path(), {}, "", ""}, out / "y.tar.gz");
+    ASSERT_FALSE(none);
+    EXPECT_TRUE(has(none.error().message, "keeps no reproducer recipe")) << none.error().message;
 }
 
 TEST(RunSample, ErrorLinesOfAWorkloadThatExitedZero) {

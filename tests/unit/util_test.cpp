@@ -65,6 +65,15 @@ TEST(Strings, EscapeUsesTheGivenEntities) {
     EXPECT_EQ(escape("plain", {}), "plain");
 }
 
+TEST(Strings, ShellWordQuotesOnlyWhatAShellWouldRead) {
+    EXPECT_EQ(shell_word("-device"), "-device");
+    EXPECT_EQ(shell_word("local,id=fs0,path=/usr"), "local,id=fs0,path=/usr");
+    EXPECT_EQ(shell_word("console=ttyS0 panic=-1"), "'console=ttyS0 panic=-1'");
+    EXPECT_EQ(shell_word("it's $HOME"), "'it'\\''s $HOME'");
+    EXPECT_EQ(shell_word(""), "''");
+    EXPECT_EQ(shell_word("a;b"), "'a;b'");
+}
+
 TEST(Units, Sizes) {
     EXPECT_EQ(parse_size("8192"), 8192u);
     EXPECT_EQ(parse_size("512K"), 524288u);

@@ -213,8 +213,14 @@ public:
         return found;
     }
     Expected<std::string> log(int64_t) override { return std::string("git bisect start\n"); }
+    Expected<void> reproducer(int64_t, const std::string&, const fs::path& tarball) override {
+        if (!packs)
+            return fail(ErrorKind::infra, "no recipe");
+        return util::write_file_atomically(tarball, "packed");
+    }
 
     std::vector<watch::BisectRequest> requests;
+    bool packs = true;
     core::BisectStatus end = core::BisectStatus::culprit;
     std::string culprit;
 };
@@ -232,6 +238,8 @@ protected:
             if (panicked.count(commit))
                 return std::vector<core::Sample>{sample_of(0, 0, core::Outcome::kernel_panic)};
             double walks = regressed.count(commit) ? 1500 : 720;
+            if (auto set = walks_at.find(commit); set != walks_at.end())
+                walks = set->second;
             return std::vector<core::Sample>{sample_of(5, walks)};
         });
         settings.tester = tester.get();
@@ -272,7 +280,10 @@ protected:
         fs::path outbox = m_dir.path() / "outbox";
         if (!fs::exists(outbox))
             return 0;
-        return static_cast<size_t>(std::distance(fs::directory_iterator(outbox), {}));
+        return static_cast<size_t>(
+            std::count_if(fs::directory_iterator(outbox), {}, [](const fs::directory_entry& entry) {
+                return entry.path().extension() == ".mbox";
+            }));
     }
 
     test::TempDir m_dir;
@@ -281,6 +292,7 @@ protected:
     std::string base;
     std::unique_ptr<store::Database> db;
     std::set<std::string> regressed;
+    std::map<std::string, double> walks_at; // over regressed's 1500 and the others' 720
     std::set<std::string> panicked;
     std::unique_ptr<FakeTester> tester;
     FakeBisector bisector;
@@ -315,6 +327,16 @@ TEST_F(WatchRound, ARegressionIsBisectedReportedOnceLinkedLaterAndFixed) {
     EXPECT_EQ(mails(), 1u);
     ASSERT_EQ(sent.size(), 1u);
     EXPECT_EQ(sent[0].front(), "mailer");
+    // The reproducer is packed beside the mail before it, and the mail says how to use it.
+    const fs::path mbox = sent[0].back();
+    std::string reproducer = mbox.stem().string() + ".repro.tar.gz";
+    EXPECT_EQ(util::read_file(mbox.parent_path() / reproducer), "packed");
+    const std::string text = util::read_file(mbox);
+    EXPECT_NE(text.find("Without rig: " + reproducer + ", next to this mail"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("tar xf " + reproducer + " && " + mbox.stem().string() + ".repro/run.sh"),
+              std::string::npos)
+        << text;
 
     // Still regressed on the next head: linked, no bisect, no mail.
     std::string later = repo->commit("fs/9p/d.c", "later");
@@ -356,6 +378,47 @@ TEST_F(WatchRound, ARegressionIsBisectedReportedOnceLinkedLaterAndFixed) {
                                                   culprit.substr(0, 12)),
               std::string::npos)
         << report::history_text(*history);
+}
+
+// A head that no longer shows the regression against the good heads is its fix only once
+// the head it was found on is worse than it by the criterion too: a figure between both
+// sides (noise, or half a fix) fixes nothing.
+TEST_F(WatchRound, AHeadBetweenGoodAndRegressedIsNoFix) {
+    core::Scenario s = scenario();
+    round(s);
+    std::string culprit = repo->commit("fs/9p/a.c", "culprit");
+    walks_at[culprit] = 870; // +20.8 % against 720
+    bisector.culprit = culprit;
+    EXPECT_EQ(round(s).reports, 1);
+    std::string between = repo->commit("fs/9p/b.c", "between");
+    walks_at[between] = 800; // +11 % against the good heads, and 870 only +8.8 % over it
+    EXPECT_EQ(round(s).status, core::HeadStatus::good);
+    auto regressions = db->watch_regressions(watch::watch_name(s));
+    ASSERT_TRUE(regressions);
+    ASSERT_EQ(regressions->size(), 1u);
+    EXPECT_EQ((*regressions)[0].status, core::RegressionStatus::open);
+    EXPECT_NE(log.find("not better than " + culprit.substr(0, 12)), std::string::npos) << log;
+    std::string fix = repo->commit("fs/9p/a.c", "fix");
+    round(s);
+    regressions = db->watch_regressions(watch::watch_name(s));
+    ASSERT_TRUE(regressions);
+    EXPECT_EQ((*regressions)[0].status, core::RegressionStatus::fixed);
+    EXPECT_EQ((*regressions)[0].fixed_in, fix);
+}
+
+TEST_F(WatchRound, AReproducerThatCannotBePackedLeavesTheMailWithoutIt) {
+    core::Scenario s = scenario();
+    round(s);
+    std::string culprit = repo->commit("fs/9p/a.c", "culprit");
+    regressed = {culprit};
+    bisector.culprit = culprit;
+    bisector.packs = false;
+    EXPECT_EQ(round(s).reports, 1);
+    ASSERT_EQ(sent.size(), 1u);
+    EXPECT_NE(log.find("no reproducer beside the mail: no recipe"), std::string::npos) << log;
+    const std::string text = util::read_file(sent[0].back());
+    EXPECT_EQ(text.find("Without rig:"), std::string::npos) << text;
+    EXPECT_NE(text.find("#regzbot introduced: " + culprit.substr(0, 12)), std::string::npos);
 }
 
 TEST_F(WatchRound, ASuspectFreshSamplesDoNotConfirmIsNotReported) {
@@ -530,6 +593,9 @@ public:
         return found;
     }
     Expected<std::string> log(int64_t) override { return std::string(); }
+    Expected<void> reproducer(int64_t, const std::string&, const fs::path&) override {
+        return fail(ErrorKind::infra, "no reproducer in this test");
+    }
     size_t bisects() const { return m_requests.size(); }
 
 private:

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+// A sample's guest without rig: its recipe, and the tarball made of it.
+#include "run/reproducer.hpp"
+
+#include "guest/job.hpp"
+#include "host/facts.hpp"
+#include "proc/process.hpp"
+#include "run/sample_launch.hpp"
+#include "util/file.hpp"
+#include "util/strings.hpp"
+#include "vm/qemu.hpp"
+
+#include <fstream>
+#include <sstream>
+
+namespace rig::run {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* k_kernel_name = "bzImage";
+constexpr const char* k_initrd_name = "initrd.cpio";
+constexpr const char* k_etc_name = "etc";
+constexpr const char* k_work_name = "work";
+constexpr const char* k_marks_name = "marks";
+
+// A virtiofs share's socket in the reproducer's folder.
+fs::path socket_of(const vm::Share& share) {
+    return "virtiofs-" + share.tag + ".sock";
+}
+
+std::string script_line(const std::vector<std::string>& argv) {
+    std::string line;
+    for (const std::string& argument : argv)
+        line += (line.empty() ? "" : " \\\n    ") + util::shell_word(argument);
+    return line + "\n";
+}
+
+// "NAME\tPATH" lines: where each host file the reproducer copies was (the initramfs is the
+// sample's own).
+std::map<std::string, fs::path> read_files(const fs::path& file) {
+    std::map<std::string, fs::path> files;
+    util::for_each_line(util::read_file(file), [&](std::string_view line) {
+        size_t tab = line.find('\t');
+        if (tab != std::string_view::npos)
+            files[std::string(line.substr(0, tab))] = fs::path(line.substr(tab + 1));
+    });
+    return files;
+}
+
+std::string readme(const ReproducerParts& parts, const std::string& name) {
+    return parts.about + (parts.about.empty() ? "" : "\n") +
+           "To boot it without rig, as root or as a user who may run QEMU:\n"
+           "\n"
+           "    tar xf " +
+           name + ".tar.gz && " + name +
+           "/run.sh\n"
+           "\n"
+           "run.sh boots bzImage with initrd.cpio, which holds rig's guest agent (init) and\n"
+           "the workload, over a fresh copy of work.orig/ as the work share. The guest sees\n"
+           "this host's /usr (its compiler and libraries) and etc/ (what a compile needs of\n"
+           "/etc) read-only: a Debian 12 host gives it what rig's guest had. The kernel's\n"
+           "console goes to console.log, the agent's records (phase times, the workload's\n"
+           "output and exit status, its kernel log lines) to channel.log; QEMU exits with 0\n"
+           "when the guest powers off and with 1 when it panics. config is the kernel's\n"
+           ".config. Under KVM, change accel=tcg to accel=kvm in run.sh.\n";
+}
+
+} // namespace
+
+vm::GuestSpec reproducer_spec(const vm::GuestSpec& spec) {
+    vm::GuestSpec seen = spec;
+    seen.name = "rig-reproducer";
+    seen.kernel = k_kernel_name;
+    seen.initrd = k_initrd_name;
+    seen.console_log = "console.log";
+    seen.channel_log = "channel.log";
+    seen.runtime_dir = ".";
+    seen.protocol_trace.clear();
+    seen.host_cpus = {};
+    if (!spec.scratch_disk.empty())
+        seen.scratch_disk = "scratch.img";
+    for (vm::Share& share : seen.shares) {
+        share.log_requests = false;
+        if (share.tag == guest::k_etc_tag)
+            share.path = k_etc_name;
+        else if (share.tag == guest::k_work_tag)
+            share.path = k_work_name;
+        else if (share.tag == guest::k_mark_tag)
+            share.path = k_marks_name;
+    }
+    return seen;
+}
+
+std::string reproducer_script(const vm::GuestSpec& spec) {
+    const vm::GuestSpec seen = reproducer_spec(spec);
+    std::string script = "#!/bin/sh\n"
+                         "# rig's sample without rig: README says what each file is.\n"
+                         "set -eu\n"
+                         "cd \"$(dirname \"$0\")\"\n"
+                         "rm -rf work marks console.log channel.log\n"
+                         "cp -a work.orig work\n"
+                         "mkdir marks\n";
+    if (!spec.scratch_disk.empty()) {
+        std::error_code ec;
+        const uintmax_t bytes = fs::file_size(spec.scratch_disk, ec);
+        script +=
+            "rm -f scratch.img\ntruncate -s " + std::to_string(ec ? 0 : bytes) + " scratch.img\n";
+    }
+    std::vector<fs::path> sockets;
+    for (const vm::Share& share : seen.shares) {
+        if (share.kind != vm::ShareKind::virtiofs)
+            continue;
+        const fs::path socket = socket_of(share);
+        sockets.push_back(socket);
+        const fs::path daemon = host::find_virtiofsd().value_or("virtiofsd");
+        script += "# virtiofsd serves the work share (as root, as rig runs it)\n" +
+                  script_line(vm::virtiofsd_argv(daemon, share, socket)) + " &\n" +
+                  "trap 'kill $! 2>/dev/null' EXIT\n" + "while [ ! -S " +
+                  util::shell_word(socket.string()) + " ]; do sleep 0.1; done\n";
+    }
+    // With a daemon to stop at the end the shell stays; else QEMU takes its place.
+    script += (sockets.empty() ? "exec " : "") + script_line(vm::qemu_argv(seen, sockets));
+    return script;
+}
+
+Expected<void> write_recipe(const vm::GuestSpec& spec, const fs::path& image, const fs::path& dir) {
+    std::string files;
+    if (!image.empty())
+        files += std::string(k_kernel_name) + "\t" + image.string() + "\n";
+    for (const vm::Share& share : spec.shares)
+        if (share.tag == guest::k_etc_tag && !share.path.empty())
+            files += std::string(k_etc_name) + "\t" + share.path.string() + "\n";
+    RIG_TRY(util::write_file_atomically(dir / k_recipe_files, files));
+    return util::write_file_atomically(dir / k_recipe_script, reproducer_script(spec));
+}
+
+Expected<void> write_reproducer(const ReproducerParts& parts, const fs::path& tarball) {
+    const fs::path script = parts.sample_dir / k_recipe_script;
+    std::error_code ec;
+    if (!fs::is_regular_file(script, ec) || !fs::is_regular_file(parts.sample_dir / k_recipe_files))
+        return fail(ErrorKind::infra, "the sample folder " + parts.sample_dir.string() +
+                                          " keeps no reproducer recipe (" + k_recipe_script + ")");
+    std::string name = tarball.filename().string();
+    if (name.size() > 7 && name.substr(name.size() - 7) == ".tar.gz")
+        name.resize(name.size() - 7);
+    const fs::path staging = tarball.parent_path() / ("." + name + ".tmp");
+    const fs::path top = staging / name;
+    fs::remove_all(staging, ec);
+    fs::create_directories(top, ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot make " + top.string() + ": " + ec.message());
+    auto copy = [&](const fs::path& from, const fs::path& to) -> Expected<void> {
+        fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+        if (ec)
+            return fail(ErrorKind::infra, "cannot copy " + from.string() + " into the reproducer " +
+                                              tarball.string() + ": " + ec.message());
+        return {};
+    };
+    RIG_TRY(copy(script, top / "run.sh"));
+    fs::permissions(top / "run.sh", fs::perms::owner_all | fs::perms::group_read |
+                                        fs::perms::group_exec | fs::perms::others_read |
+                                        fs::perms::others_exec);
+    RIG_TRY(copy(parts.sample_dir / k_initrd_name, top / k_initrd_name));
+    for (const auto& [file, from] : read_files(parts.sample_dir / k_recipe_files))
+        RIG_TRY(copy(from, top / file));
+    RIG_TRY(prepare_share(parts.workload, top / "work.orig"));
+    if (!parts.kernel_config.empty())
+        RIG_TRY(util::write_file_atomically(top / "config", parts.kernel_config));
+    RIG_TRY(util::write_file_atomically(top / "README", readme(parts, name)));
+    // One order, owner and time for every entry: the same reproducer packs the same way.
+    const fs::path packed = staging / (name + ".tar.gz");
+    proc::RunResult tar = RIG_TRY(proc::run(
+        {"tar", "--create", "--gzip", "--file", packed.string(), "--directory", staging.string(),
+         "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--mtime=@1577836800", name}));
+    if (tar.exit_code != 0)
+        return fail(ErrorKind::infra, "tar could not pack " + tarball.string() + ": " + tar.err);
+    fs::rename(packed, tarball, ec);
+    if (ec)
+        return fail(ErrorKind::infra, "cannot write " + tarball.string() + ": " + ec.message());
+    fs::remove_all(staging, ec);
+    return {};
+}
+
+} // namespace rig::run
