@@ -332,7 +332,8 @@ TEST_F(WatchRound, ARegressionIsBisectedReportedOnceLinkedLaterAndFixed) {
     std::string reproducer = mbox.stem().string() + ".repro.tar.gz";
     EXPECT_EQ(util::read_file(mbox.parent_path() / reproducer), "packed");
     const std::string text = util::read_file(mbox);
-    EXPECT_NE(text.find("Without rig: " + reproducer + ", next to this mail"), std::string::npos)
+    EXPECT_NE(text.find("the tarball next to this mail,\n\n\t" + reproducer + "\n"),
+              std::string::npos)
         << text;
     EXPECT_NE(text.find("tar xf " + reproducer + " && " + mbox.stem().string() + ".repro/run.sh"),
               std::string::npos)
@@ -417,7 +418,7 @@ TEST_F(WatchRound, AReproducerThatCannotBePackedLeavesTheMailWithoutIt) {
     ASSERT_EQ(sent.size(), 1u);
     EXPECT_NE(log.find("no reproducer beside the mail: no recipe"), std::string::npos) << log;
     const std::string text = util::read_file(sent[0].back());
-    EXPECT_EQ(text.find("Without rig:"), std::string::npos) << text;
+    EXPECT_EQ(text.find("Without rig,"), std::string::npos) << text;
     EXPECT_NE(text.find("#regzbot introduced: " + culprit.substr(0, 12)), std::string::npos);
 }
 
