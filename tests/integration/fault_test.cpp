@@ -511,7 +511,8 @@ TEST(Faults, KillDuringAKernelBuildLeavesNoMakeAndTheRerunBuilds) {
 // `rig run --resume`: at the end every sample is there exactly once, nothing is left
 // running after any kill, and the database is whole.
 // The kill campaign: SIGKILL at random moments of a run of two guests at once, resumed
-// each time. RIG_KILLS sets how many (10 in CI; the README's figures are of 50).
+// each time. RIG_KILLS sets how many (10 in CI; the README says what 30 of them showed,
+// with the bisect's and the watch's).
 TEST(Faults, RepeatedKillsAndResumesStoreEverySampleOnce) {
     Scratch scratch("kill-resume");
     const char* kills_wanted = std::getenv("RIG_KILLS");
