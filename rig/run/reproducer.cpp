@@ -10,8 +10,7 @@
 #include "util/strings.hpp"
 #include "vm/qemu.hpp"
 
-#include <fstream>
-#include <sstream>
+#include <map>
 
 namespace rig::run {
 
@@ -54,7 +53,7 @@ std::string readme(const ReproducerParts& parts, const std::string& name) {
            "To boot it without rig, as root or as a user who may run QEMU:\n"
            "\n"
            "    tar xf " +
-           name + ".tar.gz && " + name +
+           name + std::string(k_tarball_suffix) + " && " + name +
            "/run.sh\n"
            "\n"
            "run.sh boots bzImage with initrd.cpio, which holds rig's guest agent (init) and\n"
@@ -68,6 +67,14 @@ std::string readme(const ReproducerParts& parts, const std::string& name) {
 }
 
 } // namespace
+
+std::string reproducer_folder(const std::string& file_name) {
+    const size_t suffix = k_tarball_suffix.size();
+    if (file_name.size() > suffix &&
+        file_name.compare(file_name.size() - suffix, suffix, k_tarball_suffix) == 0)
+        return file_name.substr(0, file_name.size() - suffix);
+    return file_name;
+}
 
 vm::GuestSpec reproducer_spec(const vm::GuestSpec& spec) {
     vm::GuestSpec seen = spec;
@@ -139,12 +146,11 @@ Expected<void> write_recipe(const vm::GuestSpec& spec, const fs::path& image, co
 Expected<void> write_reproducer(const ReproducerParts& parts, const fs::path& tarball) {
     const fs::path script = parts.sample_dir / k_recipe_script;
     std::error_code ec;
-    if (!fs::is_regular_file(script, ec) || !fs::is_regular_file(parts.sample_dir / k_recipe_files))
+    if (!fs::is_regular_file(script, ec) ||
+        !fs::is_regular_file(parts.sample_dir / k_recipe_files, ec))
         return fail(ErrorKind::infra, "the sample folder " + parts.sample_dir.string() +
                                           " keeps no reproducer recipe (" + k_recipe_script + ")");
-    std::string name = tarball.filename().string();
-    if (name.size() > 7 && name.substr(name.size() - 7) == ".tar.gz")
-        name.resize(name.size() - 7);
+    const std::string name = reproducer_folder(tarball.filename().string());
     const fs::path staging = tarball.parent_path() / ("." + name + ".tmp");
     const fs::path top = staging / name;
     fs::remove_all(staging, ec);
@@ -170,7 +176,7 @@ Expected<void> write_reproducer(const ReproducerParts& parts, const fs::path& ta
         RIG_TRY(util::write_file_atomically(top / "config", parts.kernel_config));
     RIG_TRY(util::write_file_atomically(top / "README", readme(parts, name)));
     // One order, owner and time for every entry: the same reproducer packs the same way.
-    const fs::path packed = staging / (name + ".tar.gz");
+    const fs::path packed = staging / (name + std::string(k_tarball_suffix));
     proc::RunResult tar = RIG_TRY(proc::run(
         {"tar", "--create", "--gzip", "--file", packed.string(), "--directory", staging.string(),
          "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--mtime=@1577836800", name}));

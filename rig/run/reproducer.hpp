@@ -13,8 +13,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace rig::run {
+
+// A reproducer's file is the name of the folder it unpacks to and this.
+inline constexpr std::string_view k_tarball_suffix = ".tar.gz";
+// The folder the reproducer `file_name` unpacks to: the name without k_tarball_suffix.
+std::string reproducer_folder(const std::string& file_name);
 
 // The recipe's two files in a sample's folder.
 inline constexpr const char* k_recipe_script = "reproduce.sh";
@@ -43,7 +49,7 @@ struct ReproducerParts {
     std::string about;                // what it reproduces: the README's first lines
 };
 
-// The tarball: a folder named as the tarball (without .tar.gz) holding run.sh, bzImage,
+// The tarball: a folder named reproducer_folder(its name) holding run.sh, bzImage,
 // initrd.cpio, etc/, work.orig/, config and README. Written whole, then renamed into
 // place, so that a kill never leaves half of one.
 Expected<void> write_reproducer(const ReproducerParts& parts, const std::filesystem::path& tarball);

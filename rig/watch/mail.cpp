@@ -3,6 +3,7 @@
 #include "watch/mail.hpp"
 
 #include "report/template.hpp"
+#include "run/reproducer.hpp"
 #include "util/base64.hpp"
 #include "util/hash.hpp"
 #include "util/json.hpp"
@@ -144,13 +145,8 @@ Expected<Mail> compose(const Report& report) {
     if (!report.kernel_config.empty())
         view["config"] = indented(report.kernel_config);
     if (!report.reproducer.empty()) {
-        std::string folder = report.reproducer;
-        if (folder.size() > k_tarball_suffix.size() &&
-            folder.compare(folder.size() - k_tarball_suffix.size(), std::string::npos,
-                           k_tarball_suffix) == 0)
-            folder.resize(folder.size() - k_tarball_suffix.size());
         view["reproducer"] = report.reproducer;
-        view["reproducer_folder"] = folder;
+        view["reproducer_folder"] = run::reproducer_folder(report.reproducer);
     }
     if (!report.archive.empty()) {
         std::string archive = report.archive;

@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,13 +33,10 @@ struct Report {
     std::string scenario_text;
     std::string kernel_config; // "" when not found
     std::string archive;       // the list archive's URL; "" none
-    // The reproducer's file name in the outbox (run/reproducer.hpp), ending in
-    // k_tarball_suffix; "" none.
+    // The reproducer's file name in the outbox (run/reproducer.hpp); "" none.
     std::string reproducer;
     std::chrono::system_clock::time_point date;
 };
-
-inline constexpr std::string_view k_tarball_suffix = ".tar.gz";
 
 struct Mail {
     std::string subject;

@@ -5,6 +5,7 @@
 #include "bisect/verdict.hpp"
 #include "core/diagnostic.hpp"
 #include "proc/process.hpp"
+#include "run/reproducer.hpp"
 #include "util/file.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -377,7 +378,7 @@ private:
         const std::string stem = short_sha(found.culprit) + "-" + finding.cell_key.substr(0, 8) +
                                  "-" + util::sha256_hex(finding.criterion).substr(0, 8);
         // The reproducer first, so that the mail names only one that is there.
-        const std::string reproducer = stem + ".repro" + std::string(k_tarball_suffix);
+        const std::string reproducer = stem + ".repro" + std::string(run::k_tarball_suffix);
         Expected<void> packed = m_settings.bisector->reproducer(
             finding.bisect_id, report.kernel_config, outbox / reproducer);
         if (packed)
