@@ -109,6 +109,8 @@ std::vector<std::string> positional_values(const CLI::App& command, const CLI::O
         return {k_complete_files};
     if (name == "id" && command.get_parent() && command.get_parent()->get_name() == "bisect")
         return ids_text(store::Database::bisect_ids(db));
+    if (name == "run") // rig reproduce RUN
+        return ids_text(store::Database::run_ids(db));
     return {};
 }
 

@@ -5,6 +5,7 @@
 #include "cli/complete.hpp"
 #include "cli/kernel.hpp"
 #include "cli/report.hpp"
+#include "cli/reproduce.hpp"
 #include "cli/watch.hpp"
 #include "rig_config.hpp"
 #include "run/share_mount.hpp"
@@ -99,6 +100,9 @@ int main(int argc, char** argv) {
     WatchCommandOptions watch_options;
     add_watch_command(app, watch_options);
 
+    ReproduceCommandOptions reproduce_options;
+    auto* reproduce = add_reproduce_command(app, reproduce_options);
+
     // Hidden (no group): completion/rig's question, `rig complete -- WORD...`; after `--`
     // every word is one of the command line's, options too.
     std::vector<std::string> complete_words;
@@ -129,6 +133,8 @@ int main(int argc, char** argv) {
         return bisect_command(global, bisect_options);
     if (watch_options.chosen || watch_options.status)
         return watch_command(global, watch_options);
+    if (*reproduce)
+        return reproduce_command(global, reproduce_options);
     if (*run) {
         run_options.resume = resume->count() > 0;
         return run_command(global, run_options);

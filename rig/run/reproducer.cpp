@@ -29,11 +29,17 @@ fs::path socket_of(const vm::Share& share) {
     return "virtiofs-" + share.tag + ".sock";
 }
 
-std::string script_line(const std::vector<std::string>& argv) {
+// `argv` as one command of the script. A `source=PATH` word with `source` as PATH, a
+// name of the reproducer's folder, becomes absolute there: virtiofsd resolves its source
+// inside its own sandbox, where a relative one serves an empty folder.
+std::string script_line(const std::vector<std::string>& argv, const fs::path& source = {}) {
+    const std::string relative = "source=" + source.string();
     std::string line;
     for (const std::string& argument : argv)
-        line += (line.empty() ? "" : " \\\n    ") + util::shell_word(argument);
-    return line + "\n";
+        line += (line.empty() ? "" : " \\\n    ") + (!source.empty() && argument == relative
+                                                         ? "\"source=$PWD/" + source.string() + "\""
+                                                         : util::shell_word(argument));
+    return line;
 }
 
 // "NAME\tPATH" lines: where each host file the reproducer copies was (the initramfs is the
@@ -123,12 +129,12 @@ std::string reproducer_script(const vm::GuestSpec& spec) {
         sockets.push_back(socket);
         const fs::path daemon = host::find_virtiofsd().value_or("virtiofsd");
         script += "# virtiofsd serves the work share (as root, as rig runs it)\n" +
-                  script_line(vm::virtiofsd_argv(daemon, share, socket)) + " &\n" +
-                  "trap 'kill $! 2>/dev/null' EXIT\n" + "while [ ! -S " +
+                  script_line(vm::virtiofsd_argv(daemon, share, socket), share.path) + " &\n" +
+                  "trap 'kill $! 2>/dev/null || true' EXIT\n" + "while [ ! -S " +
                   util::shell_word(socket.string()) + " ]; do sleep 0.1; done\n";
     }
     // With a daemon to stop at the end the shell stays; else QEMU takes its place.
-    script += (sockets.empty() ? "exec " : "") + script_line(vm::qemu_argv(seen, sockets));
+    script += (sockets.empty() ? "exec " : "") + script_line(vm::qemu_argv(seen, sockets)) + "\n";
     return script;
 }
 
@@ -169,11 +175,18 @@ Expected<void> write_reproducer(const ReproducerParts& parts, const fs::path& ta
                                         fs::perms::group_exec | fs::perms::others_read |
                                         fs::perms::others_exec);
     RIG_TRY(copy(parts.sample_dir / k_initrd_name, top / k_initrd_name));
-    for (const auto& [file, from] : read_files(parts.sample_dir / k_recipe_files))
+    const auto files = read_files(parts.sample_dir / k_recipe_files);
+    for (const auto& [file, from] : files)
         RIG_TRY(copy(from, top / file));
     RIG_TRY(prepare_share(parts.workload, top / "work.orig"));
     if (!parts.kernel_config.empty())
         RIG_TRY(util::write_file_atomically(top / "config", parts.kernel_config));
+    else if (auto kernel = files.find(k_kernel_name); kernel != files.end()) {
+        // A kernel rig built keeps its .config beside it in the cache (kernel/build.cpp).
+        const fs::path config = kernel->second.parent_path() / "config";
+        if (fs::is_regular_file(config, ec))
+            RIG_TRY(copy(config, top / "config"));
+    }
     RIG_TRY(util::write_file_atomically(top / "README", readme(parts, name)));
     // One order, owner and time for every entry: the same reproducer packs the same way.
     const fs::path packed = staging / (name + std::string(k_tarball_suffix));

@@ -45,7 +45,7 @@ Expected<void> write_recipe(const vm::GuestSpec& spec, const std::filesystem::pa
 struct ReproducerParts {
     std::filesystem::path sample_dir; // the sample whose guest it boots
     core::Workload workload;          // its work tree, made afresh as for a sample
-    std::string kernel_config;        // "" when not known
+    std::string kernel_config;        // "": the config kept beside the kernel, if any
     std::string about;                // what it reproduces: the README's first lines
 };
 

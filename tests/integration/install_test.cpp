@@ -314,8 +314,8 @@ using Words = std::vector<std::string>;
 TEST_F(Installed, BashCompletesSubcommandsOptionsScenariosAndIds) {
     fs::path script = data("bash-completion/completions/rig");
     std::string rig_path = rig().string();
-    EXPECT_EQ(complete(script, {rig_path, ""}),
-              (Words{"plan", "run", "sample", "doctor", "report", "kernel", "bisect", "watch"}));
+    EXPECT_EQ(complete(script, {rig_path, ""}), (Words{"plan", "run", "sample", "doctor", "report",
+                                                       "kernel", "bisect", "watch", "reproduce"}));
     EXPECT_EQ(complete(script, {rig_path, "bisect", "re"}), (Words{"resume", "report"}));
     EXPECT_EQ(complete(script, {rig_path, "kernel", "build", "--j"}), (Words{"--jobs"}));
     EXPECT_EQ(complete(script, {rig_path, "report", "--format", "j"}), (Words{"json"}));
@@ -339,6 +339,8 @@ TEST_F(Installed, BashCompletesSubcommandsOptionsScenariosAndIds) {
             ASSERT_TRUE((*opened)->begin_run(info));
     }
     EXPECT_EQ(complete(script, {rig_path, "--db", db.string(), "report", "--run", ""}),
+              (Words{"1", "2", "3"}));
+    EXPECT_EQ(complete(script, {rig_path, "--db", db.string(), "reproduce", ""}),
               (Words{"1", "2", "3"}));
     EXPECT_EQ(complete(script, {rig_path, "run", "--resume", "2", "--db", db.string(), "--j"}),
               (Words{"--jobs"}));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `rig run --backend libvirt` with a real libvirtd: parity with the QEMU backend, panics
 // through lifecycle events, and a run over two hosts that survives losing one.
+#include "libvirtd.hpp"
 #include "rig_binary.hpp"
 #include "scratch.hpp"
 
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 using rig::test::run_rig;
+using rig::test::start_libvirtd;
 namespace fs = std::filesystem;
 
 namespace {
@@ -24,24 +26,6 @@ using rig::test::query;
 struct Scratch : rig::test::Scratch {
     explicit Scratch(const std::string& name) : rig::test::Scratch("libvirt-" + name) {}
 };
-
-// scripts/start-libvirtd, as CI runs it: the machine's daemon, or a separate instance
-// whose URI it prints.
-std::string start_libvirtd(const std::vector<std::string>& args = {}) {
-    std::vector<std::string> argv{(rig::test::source_root() / "scripts/start-libvirtd").string()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    rig::proc::RunOptions options;
-    options.timeout = std::chrono::minutes(1);
-    auto result = rig::proc::run(argv, options);
-    EXPECT_TRUE(result && result->exit_code == 0)
-        << (result ? result->out + result->err : result.error().message);
-    if (!result)
-        return "";
-    std::string out = result->out;
-    while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
-        out.pop_back();
-    return out.substr(out.rfind('\n') + 1);
-}
 
 // Everything a sample records except timings, one row per sample, in cell order.
 const char* const k_record_columns =

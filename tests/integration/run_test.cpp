@@ -116,6 +116,35 @@ TEST(Run, NinePAndVirtiofsSamplesFinishOk) {
     EXPECT_EQ(report.exit_code, 0) << report.err;
     EXPECT_NE(report.out.find("  deb-6.1: " + package + " 6.1."), std::string::npos) << report.out;
     EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());
+
+    // `rig reproduce` packs the virtiofs sample; its run.sh starts virtiofsd, then QEMU,
+    // without rig: the guest compiles and runs the project again and powers off.
+    auto both = run_rig({"--db", scratch.db, "reproduce", "1"});
+    EXPECT_EQ(both.exit_code, 2) << both.out << both.err;
+    EXPECT_NE(both.err.find("matches 2 cells"), std::string::npos) << both.err;
+    const fs::path tarball = scratch.dir / "virtiofs.repro.tar.gz";
+    auto packed = run_rig(
+        {"--db", scratch.db, "reproduce", "1", "--cell", "fs=virtiofs", "-o", tarball.string()});
+    ASSERT_EQ(packed.exit_code, 0) << packed.out << packed.err;
+    EXPECT_NE(packed.out.find("tar xf virtiofs.repro.tar.gz && virtiofs.repro/run.sh"),
+              std::string::npos)
+        << packed.out;
+    auto unpacked = rig::proc::run({"tar", "-xf", tarball.string(), "-C", scratch.dir.string()});
+    ASSERT_TRUE(unpacked && unpacked->exit_code == 0);
+    const fs::path folder = scratch.dir / "virtiofs.repro";
+    EXPECT_NE(rig::test::read_text(folder / "run.sh").find("virtiofsd"), std::string::npos);
+    rig::proc::RunOptions boot;
+    boot.timeout = std::chrono::minutes(5);
+    auto booted = rig::proc::run({(folder / "run.sh").string()}, boot);
+    ASSERT_TRUE(booted);
+    const std::string channel = rig::test::read_text(folder / "channel.log");
+    EXPECT_EQ(booted->exit_code, 0) << booted->err << rig::test::read_text(folder / "console.log");
+    EXPECT_NE(channel.find("RIG done"), std::string::npos) << channel;
+    const size_t end = channel.find("RIG end ");
+    ASSERT_NE(end, std::string::npos) << channel;
+    const std::string end_line = channel.substr(end, channel.find('\n', end) - end);
+    EXPECT_EQ(end_line.substr(end_line.rfind(' ')), " 0") << end_line; // the workload's status
+    EXPECT_TRUE(processes_mentioning(folder.string()).empty());
 }
 
 TEST(Run, PhasesAreTimedAndCountedOnTheirOwn) {

@@ -10,9 +10,11 @@
 // [base, release] folder the kernels suite shares through RIG_CACHE.
 #include "chromium.hpp"
 #include "golden.hpp"
+#include "libvirtd.hpp"
 #include "linux_repo.hpp"
 #include "rig_binary.hpp"
 #include "scratch.hpp"
+#include "slurm_cluster.hpp"
 
 #include <fstream>
 
@@ -83,7 +85,9 @@ Upstream make_upstream(const rig::test::Scratch& scratch) {
 }
 
 // One cell: 9p with cache=loose, stat over the project's files; the walk count is exact.
-fs::path write_scenario(const rig::test::Scratch& scratch, const Upstream& upstream) {
+// `extra`: more top-level keys (a backend).
+fs::path write_scenario(const rig::test::Scratch& scratch, const Upstream& upstream,
+                        const std::string& extra = "") {
     fs::path file = scratch.dir / "watch.yaml";
     std::ofstream(file)
         << "name: watch-test\nkernels:\n"
@@ -101,7 +105,8 @@ fs::path write_scenario(const rig::test::Scratch& scratch, const Upstream& upstr
         << "  samples: 2\n"
         << "  from: 'rig robot <rig@example.org>'\n"
         << "  cc: [v9fs@lists.linux.dev, regressions@lists.linux.dev]\n"
-        << "  archive: https://lore.example.org/r\n";
+        << "  archive: https://lore.example.org/r\n"
+        << extra;
     return file;
 }
 
@@ -268,6 +273,43 @@ TEST(Watch, APlantedCachingRegressionIsReportedOnceAcrossRoundsAndAKill) {
         << " s\n"
         << status.out << "\n"
         << mail;
+}
+
+// A watch runs with every backend: the same rounds with their guests booted by libvirtd,
+// then run as Slurm jobs on a one-node cluster of this suite's own (the slurm suite may run
+// its cluster beside it). The heads' kernels are those the test above built, in the shared
+// cache, so each round costs one boot: the first head is the baseline, the next is judged
+// good against it.
+TEST(Watch, RoundsRunThroughLibvirtAndAsSlurmJobs) {
+    const History& h = history();
+    rig::test::start_libvirtd();
+    rig::test::SlurmCluster cluster("slurm-cluster-watch", "16827,16828");
+    for (const std::string backend : {"libvirt", "slurm"}) {
+        SCOPED_TRACE(backend);
+        rig::test::Scratch scratch("backend-" + backend, "test-watch");
+        Upstream upstream = make_upstream(scratch);
+        fs::path scenario = write_scenario(scratch, upstream,
+                                           "backend: " + backend + "\n" +
+                                               (backend == "slurm" ? "slurm: {time: 20m}\n" : ""));
+        upstream.push(h.base);
+        auto first = run_rig(once(scratch, scenario), k_round_timeout);
+        ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+        EXPECT_NE(first.out.find("the first head: the baseline"), std::string::npos) << first.out;
+        EXPECT_NE(first.out.find("backend " + backend), std::string::npos) << first.out;
+
+        upstream.push(h.h2);
+        auto second = run_rig(once(scratch, scenario), k_round_timeout);
+        ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+        EXPECT_NE(second.out.find("backend " + backend), std::string::npos) << second.out;
+        EXPECT_EQ(query(scratch.db, "SELECT status FROM watch_heads ORDER BY id"),
+                  (std::vector<std::string>{"good", "good"}));
+        EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM samples WHERE outcome = 'ok'"), "2");
+        EXPECT_TRUE(mails(scratch.dir / "outbox").empty());
+        if (backend == "slurm") { // the worker's record, in the shared results folder
+            EXPECT_TRUE(fs::exists(scratch.dir / "runs/1/jobs/0.0.record.json"));
+        }
+        EXPECT_TRUE(rig::test::processes_mentioning(scratch.dir.string()).empty());
+    }
 }
 
 } // namespace

@@ -149,6 +149,37 @@ TEST(RunSample, KeepsARecipeThatATarballBootsWithoutRig) {
     EXPECT_TRUE(has(none.error().message, "keeps no reproducer recipe")) << none.error().message;
 }
 
+// A virtiofs cell's reproducer starts virtiofsd in the background and waits for its
+// socket before QEMU starts; the script is one the shell parses.
+TEST(RunSample, AVirtiofsRecipeStartsItsDaemonInTheBackgroundFirst) {
+    Bench bench;
+    FakeHypervisor hypervisor(test::finished_guest(0));
+    bench.run(hypervisor);
+    ASSERT_EQ(hypervisor.started().size(), 1u);
+    vm::GuestSpec spec = hypervisor.started().front();
+    for (vm::Share& share : spec.shares)
+        if (share.tag == "work")
+            share.kind = vm::ShareKind::virtiofs;
+    const std::string script = run::reproducer_script(spec);
+    const size_t daemon = script.find("virtiofsd");
+    const size_t background = script.find(" &\ntrap 'kill $! 2>/dev/null || true' EXIT\n");
+    const size_t qemu = script.find("qemu-system-x86_64");
+    ASSERT_NE(daemon, std::string::npos) << script;
+    ASSERT_NE(background, std::string::npos) << script;
+    EXPECT_LT(daemon, background);
+    EXPECT_LT(background, qemu) << script;
+    // The daemon's last word and the & share a line: else it would run in the foreground.
+    EXPECT_EQ(script.substr(0, background).find('\n', script.rfind("    ", background)),
+              std::string::npos)
+        << script;
+    EXPECT_TRUE(has(script, "vhost-user-fs-pci,chardev=")) << script;
+    // virtiofsd resolves its source in its sandbox: an absolute one, from where run.sh is.
+    EXPECT_TRUE(has(script, "\"source=$PWD/work\"")) << script;
+    auto parsed = proc::run({"sh", "-n", "-c", script});
+    ASSERT_TRUE(parsed);
+    EXPECT_EQ(parsed->exit_code, 0) << parsed->err << script;
+}
+
 TEST(RunSample, ErrorLinesOfAWorkloadThatExitedZero) {
     Bench bench;
     GuestScript script = test::finished_guest(0);
