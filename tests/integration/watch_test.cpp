@@ -5,9 +5,10 @@
 // server again). `rig watch --once` after each advance: the first head is the baseline,
 // harmless heads stay good, the planted head is confirmed, bisected and reported in one
 // mail that a mail parser and `git mailinfo` read, with its `#regzbot introduced:` line.
-// The watcher is killed with -9 during the bisect and carries on; later rounds neither
-// report it again nor miss that a later head still shows it. Builds are incremental in the
-// [base, release] folder the kernels suite shares through RIG_CACHE.
+// The watcher is killed with -9 at random moments of a round (RIG_WATCH_KILLS times) and
+// once during the bisect, and carries on; later rounds neither report it again nor miss
+// that a later head still shows it. Then rounds through libvirt and Slurm. Builds are incremental
+// in the [base, release] folder the kernels suite shares through RIG_CACHE.
 #include "chromium.hpp"
 #include "golden.hpp"
 #include "libvirtd.hpp"
@@ -17,6 +18,9 @@
 #include "slurm_cluster.hpp"
 
 #include <fstream>
+#include <random>
+#include <sys/wait.h>
+#include <thread>
 
 namespace fs = std::filesystem;
 using rig::test::commit_files;
@@ -137,13 +141,44 @@ TEST(Watch, APlantedCachingRegressionIsReportedOnceAcrossRoundsAndAKill) {
     ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
     EXPECT_NE(first.out.find("the first head: the baseline"), std::string::npos) << first.out;
 
-    // Round 2: two harmless commits.
+    // Round 2: two harmless commits. Killed with -9 at random moments first (its fetch,
+    // build, guest or records; RIG_WATCH_KILLS times, once by default), each time started
+    // again: in the end the head was tested in one run of one sample, judged good, and no
+    // kill left a guest or a build behind.
     upstream.push(h.h2);
+    const char* kills_wanted = std::getenv("RIG_WATCH_KILLS");
+    const int kills_asked = kills_wanted ? std::max(0, std::atoi(kills_wanted)) : 1;
+    const unsigned seed =
+        static_cast<unsigned>(std::chrono::system_clock::now().time_since_epoch().count());
+    std::mt19937 random(seed);
+    const char* cache = std::getenv("RIG_CACHE");
+    const std::string builds = cache ? (fs::path(cache) / "git").string() : scratch.dir.string();
+    int kills = 0, orphans = 0;
+    while (kills < kills_asked) {
+        pid_t rig = rig::test::start_rig_logged(
+            once(scratch, scenario), scratch.dir / ("second-" + std::to_string(kills) + ".log"));
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(std::uniform_int_distribution<int>(50, 1500)(random)));
+        if (::waitpid(rig, nullptr, WNOHANG) != 0)
+            break; // the round ended before its kill
+        ++kills;
+        const bool left_nothing = rig::test::kill_leaves_no_process(rig, scratch.dir.string());
+        if (!left_nothing || !rig::test::processes_mentioning(builds).empty())
+            ++orphans;
+    }
     auto second = run_rig(once(scratch, scenario), k_round_timeout);
     ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+    EXPECT_EQ(orphans, 0);
     EXPECT_EQ(one(scratch.db, "SELECT status FROM watch_heads WHERE \"commit\" = '" + h.h2 + "'"),
               "good");
+    const std::string h2_runs = "FROM runs WHERE scenario_text LIKE '%at " + h.h2 + "%'";
+    EXPECT_EQ(one(scratch.db, "SELECT count(*) " + h2_runs), "1");
+    EXPECT_EQ(
+        one(scratch.db, "SELECT count(*) FROM samples WHERE run_id IN (SELECT id " + h2_runs + ")"),
+        "1");
     EXPECT_TRUE(mails(outbox).empty());
+    std::cout << "[ measured ] watch kill campaign, round 2: " << kills_asked << " asked, " << kills
+              << " landed, " << orphans << " left a process, seed " << seed << "\n";
 
     // Round 3: a harmless commit, the planted one, another harmless one. Killed while the
     // bisect's guests run, then run again: it carries on.
