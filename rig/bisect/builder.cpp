@@ -5,6 +5,8 @@
 #include "guest/initramfs.hpp"
 #include "host/account.hpp"
 #include "run/kernel_records.hpp"
+#include "util/clock.hpp"
+#include "util/units.hpp"
 
 namespace rig::bisect {
 
@@ -23,12 +25,17 @@ public:
         build.cache = m_cache;
         build.interrupted = &interrupted;
         build.make_user = RIG_TRY(host::untrusted_user());
-        std::string last_phase;
+        // The bisect's output is a log: its build's count and ETA at least every 15 s.
+        kernel::ProgressPacer pacer(kernel::ProgressPacer::k_log_seconds);
         build.progress = [&](const kernel::BuildProgress& status) {
-            if (status.phase == last_phase)
+            if (!pacer.due(status))
                 return;
-            last_phase = status.phase;
-            out << prefix << status.phase << "\n" << std::flush;
+            out << util::log_line(util::real_clock(),
+                                  prefix + kernel::progress_text(status) + ", " +
+                                      util::format_duration(status.elapsed_seconds,
+                                                            util::DurationStyle::progress))
+                << "\n"
+                << std::flush;
         };
         auto built = kernel::build_git(request, build);
         if (!built && built.error().kind == ErrorKind::interrupted)

@@ -11,6 +11,7 @@
 #include "run/kernel_records.hpp"
 #include "spec/spec.hpp"
 #include "store/store.hpp"
+#include "util/clock.hpp"
 #include "util/strings.hpp"
 #include "util/units.hpp"
 
@@ -34,11 +35,14 @@ std::string bytes_text(uint64_t bytes) {
     return text;
 }
 
-// On a terminal one line is redrawn; in a log, one line per phase and one every 30 s.
+// On a terminal one line is redrawn; in a log, timestamped lines (kernel::ProgressPacer).
 class BuildReporter final {
 public:
-    explicit BuildReporter(bool tty) : m_tty(tty) {}
+    explicit BuildReporter(bool tty)
+        : m_tty(tty), m_pacer(kernel::ProgressPacer::for_output(tty)) {}
     void operator()(const kernel::BuildProgress& progress) {
+        if (!m_pacer.due(progress))
+            return;
         std::string line =
             "  " + kernel::progress_text(progress) + ", " +
             util::format_duration(progress.elapsed_seconds, util::DurationStyle::minutes_colon);
@@ -47,25 +51,19 @@ public:
             m_open = true;
             return;
         }
-        if (progress.phase != m_phase || progress.elapsed_seconds - m_last >= 30) {
-            std::cout << line << "\n" << std::flush;
-            m_phase = progress.phase;
-            m_last = progress.elapsed_seconds;
-        }
+        std::cout << util::log_line(util::real_clock(), line) << "\n" << std::flush;
     }
     void end() {
         if (m_open)
             std::cout << "\r\033[K" << std::flush;
         m_open = false;
-        m_phase.clear();
-        m_last = 0;
+        m_pacer = kernel::ProgressPacer::for_output(m_tty);
     }
 
 private:
     bool m_tty;
     bool m_open = false;
-    std::string m_phase;
-    double m_last = 0;
+    kernel::ProgressPacer m_pacer;
 };
 
 // A scenario's git kernels, each once per distinct fragment list, in the plan's order.

@@ -50,6 +50,28 @@ struct BuildProgress {
 // "building, 1234/2710 objects, about 4m 10s left" (objects and time only when known).
 std::string progress_text(const BuildProgress& progress);
 
+// Which of a build's progress reports get a line: one of a new phase, and then one every
+// `every` seconds. A log (stdout not a terminal) gets one at least every 15 s, so that a
+// cold build of several minutes shows its count and ETA going on; a terminal's redrawn
+// line, every second.
+class ProgressPacer final {
+public:
+    static constexpr double k_log_seconds = 15;
+    static constexpr double k_terminal_seconds = 1;
+
+    explicit ProgressPacer(double every) : m_every(every) {}
+    static ProgressPacer for_output(bool tty) {
+        return ProgressPacer(tty ? k_terminal_seconds : k_log_seconds);
+    }
+    bool due(const BuildProgress& progress);
+
+private:
+    double m_every;
+    std::string m_phase;
+    double m_last = 0;
+    bool m_started = false;
+};
+
 // What the last build of a config from an empty folder took, kept in the cache (so that
 // the next one, after a gc or in another clone, can say how far it is).
 struct ColdBuildStats {

@@ -99,6 +99,15 @@ std::string first_errors(std::string_view log, size_t max_lines) {
     return util::join(found, "\n");
 }
 
+bool ProgressPacer::due(const BuildProgress& progress) {
+    if (m_started && progress.phase == m_phase && progress.elapsed_seconds - m_last < m_every)
+        return false;
+    m_started = true;
+    m_phase = progress.phase;
+    m_last = progress.elapsed_seconds;
+    return true;
+}
+
 std::string progress_text(const BuildProgress& progress) {
     std::string text = progress.phase;
     if (progress.objects > 0 || progress.expected_objects > 0) {

@@ -52,13 +52,10 @@ LocalKernels::git_artifact(const core::Scenario& scenario, const core::Cell& cel
     build.cache = m_cache;
     build.interrupted = &m_interrupted;
     build.make_user = RIG_TRY(host::untrusted_user());
-    std::string last_phase;
-    double last_shown = 0;
+    auto pacer = kernel::ProgressPacer::for_output(m_tty);
     build.progress = [&](const kernel::BuildProgress& status) {
-        if (status.phase == last_phase && status.elapsed_seconds - last_shown < (m_tty ? 1 : 30))
+        if (!pacer.due(status))
             return;
-        last_phase = status.phase;
-        last_shown = status.elapsed_seconds;
         progress.phase(
             label + ": " + kernel::progress_text(status) + ", " +
             util::format_duration(status.elapsed_seconds, util::DurationStyle::progress));

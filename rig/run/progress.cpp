@@ -30,7 +30,7 @@ void Progress::draw() {
     if (m_tty)
         m_out << "\r\033[K" << status_line() << std::flush;
     else
-        m_out << status_line() << "\n" << std::flush;
+        m_out << util::log_line(m_clock, status_line()) << "\n" << std::flush;
 }
 
 void Progress::begin_sample(size_t index, const std::string& label) {
@@ -79,13 +79,14 @@ void Progress::batch(const std::string& source, size_t queued, size_t running, s
     if (m_tty)
         m_out << "\r\033[K" << line << std::flush;
     else
-        m_out << line << "\n" << std::flush;
+        m_out << util::log_line(m_clock, line) << "\n" << std::flush;
 }
 
 void Progress::note(const std::string& line) {
     if (m_tty)
-        m_out << "\r\033[K";
-    m_out << line << "\n" << std::flush;
+        m_out << "\r\033[K" << line << "\n" << std::flush;
+    else
+        m_out << util::log_line(m_clock, line) << "\n" << std::flush;
 }
 
 } // namespace rig::run

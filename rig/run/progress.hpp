@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Progress of a long run: which sample and cell, which phase, elapsed time and ETA.
-// On a terminal one status line is redrawn; elsewhere each phase is a plain line.
+// On a terminal one status line is redrawn; elsewhere (a log) each phase is a line of its
+// own, stamped with the wall time in UTC (util::log_line).
 #pragma once
 
 #include "util/clock.hpp"

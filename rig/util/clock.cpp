@@ -38,4 +38,8 @@ std::string utc_text(std::chrono::system_clock::time_point time) {
     return text;
 }
 
+std::string log_line(Clock& clock, std::string_view text) {
+    return utc_text(clock.wall_now()) + " " + std::string(text);
+}
+
 } // namespace rig::util

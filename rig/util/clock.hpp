@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 namespace rig::util {
 
@@ -25,5 +26,9 @@ Clock& real_clock();
 
 // "2024-05-01T12:00:00Z": a wall time in UTC as the database stores it.
 std::string utc_text(std::chrono::system_clock::time_point time);
+
+// A line of a log (stdout that is not a terminal): `clock`'s wall time in UTC, a space,
+// `text`. The watcher's, the progress's and the kernel builds' lines all look so.
+std::string log_line(Clock& clock, std::string_view text);
 
 } // namespace rig::util

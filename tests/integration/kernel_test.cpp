@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 using rig::test::run_rig;
@@ -80,6 +82,27 @@ long objects_built(const std::string& log_path) {
     return std::regex_search(log, match, k_line) ? std::stol(match[1]) : -1;
 }
 
+// Lines "YYYY-MM-DDTHH:MM:SSZ ... N objects ..." of `out` stamped within `seconds` of its
+// first stamped line.
+size_t counted_lines_within(const std::string& out, int seconds) {
+    static const std::regex stamped(R"(^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z (.*)$)");
+    std::optional<long> first;
+    size_t counted = 0;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        std::smatch match;
+        if (!std::regex_match(line, match, stamped))
+            continue;
+        // Within one day is enough for a build's first minutes.
+        long at = std::stol(match[4]) * 3600 + std::stol(match[5]) * 60 + std::stol(match[6]);
+        if (!first)
+            first = at;
+        if (match[7].str().find(" objects") != std::string::npos && at - *first <= seconds)
+            ++counted;
+    }
+    return counted;
+}
+
 TEST(GitKernel, ColdBuildBootsAndRunsA9pSample) {
     Scratch scratch("cold");
     fs::path scenario = write_scenario(
@@ -100,6 +123,9 @@ TEST(GitKernel, ColdBuildBootsAndRunsA9pSample) {
         std::cout << "[ measured ] " << (seeded ? "seeded (not cold) " : "cold ")
                   << "build of [base, release]: " << seconds << " s, " << objects_built(log_path)
                   << " objects\n";
+        // Its output is a log (a pipe): timestamped lines that count the objects, at least
+        // two in the build's first two minutes.
+        EXPECT_GE(counted_lines_within(built.out, 120), 2u) << built.out;
     } else {
         std::cout << "[ measured ] cold build: already cached in RIG_CACHE, not measured\n";
     }

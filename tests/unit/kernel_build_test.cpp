@@ -311,6 +311,20 @@ TEST(KernelBuildText, ProgressSaysHowFarWhenTheTotalIsKnown) {
         << "a build slower or larger than the last says so rather than a negative time";
 }
 
+// make reports every 2 s; a log gets a line per phase and then one every 15 s.
+TEST(KernelBuildText, ALogGetsEachPhaseAndThenALineEveryFifteenSeconds) {
+    ProgressPacer pacer = ProgressPacer::for_output(false);
+    std::vector<double> shown;
+    for (double t = 0; t <= 60; t += 2)
+        if (pacer.due({t < 4 ? "configuring" : "building", static_cast<size_t>(t * 10), t}))
+            shown.push_back(t);
+    EXPECT_EQ(shown, (std::vector<double>{0, 4, 20, 36, 52}));
+    ProgressPacer terminal = ProgressPacer::for_output(true);
+    EXPECT_TRUE(terminal.due({"building", 1, 10}));
+    EXPECT_FALSE(terminal.due({"building", 2, 10.5}));
+    EXPECT_TRUE(terminal.due({"building", 3, 11}));
+}
+
 TEST_F(KernelBuild, ConfigureAloneResolvesAndChecksWithoutBuilding) {
     GitRequest asked = request();
     auto configured = configure_git(asked, settings());

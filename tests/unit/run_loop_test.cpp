@@ -8,6 +8,7 @@
 #include "fake_hypervisor.hpp"
 #include "fake_kernel_provider.hpp"
 #include "fake_probe.hpp"
+#include "run/progress.hpp"
 #include "run/runner.hpp"
 #include "spec/spec.hpp"
 #include "store/store.hpp"
@@ -79,6 +80,28 @@ std::map<std::string, int> count_by_outcome(const std::vector<core::Sample>& sam
 }
 
 } // namespace
+
+// In a log every line says when it was written, from the run's clock.
+TEST(RunProgress, ALogGetsLinesStampedWithTheWallTimeInUtc) {
+    FakeClock clock;
+    std::ostringstream out;
+    run::Progress progress(out, false, 2, clock);
+    progress.begin_sample(0, "deb-6.1 9p");
+    progress.phase("booting");
+    clock.advance(std::chrono::seconds(3));
+    progress.note("kernel deb-6.1: fetched");
+    progress.end_sample("ok", 3);
+    EXPECT_EQ(out.str(), "2023-11-14T22:13:20Z [1/2] deb-6.1 9p: booting (0ms; elapsed 0ms, ETA "
+                         "?)\n"
+                         "2023-11-14T22:13:23Z kernel deb-6.1: fetched\n"
+                         "2023-11-14T22:13:23Z [1/2] deb-6.1 9p: ok in 3.0s\n");
+    // A terminal's line is redrawn in place, without a stamp.
+    std::ostringstream screen;
+    run::Progress drawn(screen, true, 1, clock);
+    drawn.begin_sample(0, "deb-6.1 9p");
+    drawn.phase("booting");
+    EXPECT_EQ(screen.str().rfind("\r\033[K[1/1] deb-6.1 9p: booting", 0), 0u) << screen.str();
+}
 
 TEST(RunLoop, WarmupsThenRoundsOfEveryCellEachStoredOnce) {
     Loop loop;
