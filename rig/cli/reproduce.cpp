@@ -58,7 +58,8 @@ Expected<std::filesystem::path> sample_folder(const std::filesystem::path& cell_
     std::vector<int> repetitions;
     for (const auto& entry : std::filesystem::directory_iterator(cell_dir, ec)) {
         const std::string name = entry.path().filename().string();
-        if (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit) &&
+        if (!name.empty() &&
+            std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
             has_recipe(entry.path()))
             repetitions.push_back(std::stoi(name));
     }

@@ -103,4 +103,53 @@ std::optional<double> metric_value(const Sample& sample, std::string_view name) 
     return std::nullopt;
 }
 
+namespace {
+
+// A line the guest printed, made safe to show: control bytes and the rest of what is
+// not printable ASCII become '?', and it is cut at 160 characters.
+std::string shown_line(std::string_view line) {
+    constexpr size_t k_most = 160;
+    std::string out;
+    for (char c : line.substr(0, k_most))
+        out += c >= 0x20 && c < 0x7f ? c : '?';
+    if (line.size() > k_most)
+        out += "...";
+    return out;
+}
+
+bool blank(std::string_view line) {
+    return line.find_first_not_of(" \t\r") == std::string_view::npos;
+}
+
+} // namespace
+
+std::string why_not_ok(const Sample& sample) {
+    if (sample.outcome == Outcome::ok || sample.outcome == Outcome::aborted ||
+        (sample.outcome != Outcome::infra_error && sample.error_count > 0))
+        return "";
+    std::vector<std::string_view> lines;
+    std::string_view rest = sample.evidence;
+    while (!rest.empty()) {
+        size_t end = rest.find('\n');
+        std::string_view line = rest.substr(0, end);
+        if (!blank(line))
+            lines.push_back(line);
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    }
+    if (lines.empty())
+        return "";
+    if (sample.outcome == Outcome::infra_error)
+        return shown_line(lines.front());
+    // The evidence ends with a tail under its heading ("workload output (tail):").
+    std::string_view last = lines.back();
+    if (last.ends_with("(tail):"))
+        return "";
+    return "last output: " + shown_line(last);
+}
+
+std::string outcome_text(const Sample& sample) {
+    const std::string why = why_not_ok(sample);
+    return std::string(to_string(sample.outcome)) + (why.empty() ? "" : " (" + why + ")");
+}
+
 } // namespace rig::core

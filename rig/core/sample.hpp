@@ -142,4 +142,13 @@ Expected<Sample> decode_sample(std::string_view json, const std::string& what);
 // "unknown", never 0.
 std::optional<double> metric_value(const Sample& sample, std::string_view name);
 
+// Why a sample that is not ok is so, in one line of at most 160 printable characters,
+// from its stored evidence: an infra error's reason (its first line), else the last line
+// the workload (or the console) printed, which says what stopped it when no error line
+// did. "" for an ok or aborted sample, and for one whose error lines say why (`rig report
+// --errors` shows those).
+std::string why_not_ok(const Sample& sample);
+// The outcome as the progress lines name it: "ok", "workload-failed (last output: ...)".
+std::string outcome_text(const Sample& sample);
+
 } // namespace rig::core

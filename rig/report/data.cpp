@@ -36,6 +36,11 @@ void tally_sample(CellResult& result, const core::Sample& sample) {
                 it = result.metrics.emplace(metric.name, MetricValues{metric.unit, {}, {}}).first;
             it->second.values.push_back(metric.value);
         }
+    if (!core::why_not_ok(sample).empty() && result.why.size() < 3) {
+        std::string why = core::outcome_text(sample);
+        if (std::find(result.why.begin(), result.why.end(), why) == result.why.end())
+            result.why.push_back(std::move(why));
+    }
     result.errors += sample.error_count;
     result.warnings += sample.warning_count;
     result.samples_with_errors += sample.error_count > 0;

@@ -60,6 +60,9 @@ struct CellResult {
     core::Summary duration;                   // of durations, by finish()
     core::Summary cpu;                        // of cpu_percent, by finish()
     std::map<std::string, MetricValues, std::less<>> metrics; // by name
+    // Why samples were not ok when no error line says it (core::outcome_text), distinct,
+    // at most three: from samples that carry their evidence (`rig run`'s own table).
+    std::vector<std::string> why;
 };
 
 // A sample's contribution to its cell: it reads only the fields a SampleRow holds.

@@ -144,6 +144,9 @@ Grid flat_grid(const ReportData& data, const std::vector<Comparison>& comparison
         grid.cells.push_back(i);
     }
     grid.notes = legend(options, comparisons);
+    for (size_t i = 0; i < data.cells.size(); ++i)
+        for (const std::string& why : data.cells[i].why)
+            grid.notes.push_back(case_label(i) + " " + why);
     return grid;
 }
 

@@ -284,7 +284,7 @@ private:
         if (result) {
             RIG_TRY(m_events.finished(*record));
             task.done = true;
-            note(task, std::string(core::to_string(record->outcome)) + " in " +
+            note(task, core::outcome_text(*record) + " in " +
                            std::to_string(static_cast<int>(record->total_seconds)) + " s" +
                            (task.attempt > 0 ? " (attempt " + std::to_string(task.attempt + 1) + ")"
                                              : std::string()));

@@ -178,7 +178,7 @@ Expected<void> run_on_one_host(const std::vector<Planned>& plan, vm::Hypervisor&
                                        [&] { progress.tick(); }),
                                    state.settings.pacing);
         const core::Sample& sample = ran.sample;
-        progress.end_sample(std::string(core::to_string(sample.outcome)), sample.total_seconds);
+        progress.end_sample(core::outcome_text(sample), sample.total_seconds);
         // The partial sample of an interrupted run is stored as aborted, so the resumed
         // run knows to redo exactly that one. Warmups are not stored.
         Expected<int64_t> stored =
@@ -324,7 +324,7 @@ Expected<void> run_on_slots(const std::vector<Planned>& plan, const std::vector<
                 --running;
                 return {JobEnd::host_lost, up.error().message};
             }
-        note(std::string(core::to_string(sample.outcome)) + " in " +
+        note(core::outcome_text(sample) + " in " +
              util::format_duration(sample.total_seconds, util::DurationStyle::progress));
         std::lock_guard lock(mutex);
         --running;

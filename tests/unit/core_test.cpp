@@ -300,3 +300,33 @@ TEST(Classify, AFullShareIsDiskQuotaOverWhatTheWorkloadDidAfter) {
     EXPECT_EQ(to_string(Outcome::disk_quota), "disk-quota");
     EXPECT_EQ(parse_outcome("disk-quota"), Outcome::disk_quota);
 }
+
+// What the progress line and the run's table say of a sample that is not ok.
+TEST(SampleWhy, AnInfraErrorGivesItsReasonAFailedWorkloadItsLastLine) {
+    Sample sample;
+    sample.outcome = Outcome::infra_error;
+    sample.evidence = "qemu could not open the results folder\nconsole (tail):\nboot\n";
+    EXPECT_EQ(why_not_ok(sample), "qemu could not open the results folder");
+    EXPECT_EQ(outcome_text(sample), "infra-error (qemu could not open the results folder)");
+
+    sample.outcome = Outcome::workload_failed;
+    sample.evidence =
+        "workload output (tail):\ncc -c main.c\nmake: *** [Makefile:3: all] Error 1\n\n";
+    EXPECT_EQ(why_not_ok(sample), "last output: make: *** [Makefile:3: all] Error 1");
+    // Error lines say why themselves (rig report --errors).
+    sample.error_count = 1;
+    EXPECT_EQ(why_not_ok(sample), "");
+    sample.error_count = 0;
+    // Nothing printed after the heading: nothing to say.
+    sample.evidence = "workload output (tail):\n";
+    EXPECT_EQ(why_not_ok(sample), "");
+    // What the guest printed is shown safely, and cut.
+    sample.evidence = "workload output (tail):\n\x1b[31mboom\x07" + std::string(300, 'x') + "\n";
+    const std::string shown = why_not_ok(sample);
+    EXPECT_EQ(shown.rfind("last output: ?[31mboom?xxx", 0), 0u) << shown;
+    EXPECT_EQ(shown.size(), std::string("last output: ").size() + 160 + 3) << shown;
+
+    sample.outcome = Outcome::ok;
+    EXPECT_EQ(why_not_ok(sample), "");
+    EXPECT_EQ(outcome_text(sample), "ok");
+}

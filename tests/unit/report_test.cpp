@@ -196,6 +196,23 @@ TEST(Results, CacheMismatchShown) {
     EXPECT_TRUE(contains(render_results(cells, {s}), "mmap→loose"));
 }
 
+// A sample that failed without an error line, and one rig could not run: the notes under
+// `rig run`'s table say why, by case.
+TEST(Results, NotesSayWhyASampleFailedWithoutAnErrorLine) {
+    std::vector<core::Cell> cells{cell("aaaaaaaaaaaa", "k", {{"fs", "9p"}}),
+                                  cell("bbbbbbbbbbbb", "k", {{"fs", "virtiofs"}})};
+    auto failed = sample("aaaaaaaaaaaa", core::Outcome::workload_failed, 2);
+    failed.evidence = "workload output (tail):\n./prog: cannot open data.txt\n";
+    auto infra = sample("bbbbbbbbbbbb", core::Outcome::infra_error, 0);
+    infra.evidence = "virtiofsd exited with status 1\n";
+    const std::string text = render_results(cells, {failed, failed, infra});
+    EXPECT_TRUE(
+        contains(text, "\nA) workload-failed (last output: ./prog: cannot open data.txt)\n"))
+        << text;
+    EXPECT_TRUE(contains(text, "\nB) infra-error (virtiofsd exited with status 1)\n")) << text;
+    EXPECT_EQ(text.find("cannot open data.txt"), text.rfind("cannot open data.txt")) << text;
+}
+
 TEST(Results, CaseLabelsPastZ) {
     std::vector<core::Cell> cells;
     for (int i = 0; i < 54; ++i)
