@@ -423,14 +423,8 @@ std::string sample_evidence(const Criterion& criterion, const core::Sample& samp
         return outcome + ": " + line->line;
     if (!sample.lines.empty() && failed(sample))
         return outcome + ": " + sample.lines.front().line;
-    if (sample.outcome != core::Outcome::ok) {
-        // The evidence is log tails under headers ("qemu.log (tail):"): its first real line.
-        for (const std::string& line : util::split(sample.evidence, '\n')) {
-            std::string_view text = util::trim(line);
-            if (!text.empty() && text.back() != ':')
-                return outcome + ": " + std::string(text.substr(0, 160));
-        }
-    }
+    if (std::string why = core::why_not_ok(sample); !why.empty())
+        return outcome + ": " + why;
     return outcome;
 }
 

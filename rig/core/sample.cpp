@@ -117,34 +117,44 @@ std::string shown_line(std::string_view line) {
     return out;
 }
 
-bool blank(std::string_view line) {
-    return line.find_first_not_of(" \t\r") == std::string_view::npos;
+// The evidence's lines that say something: not blank, and not the headings of the log
+// tails it holds ("workload output (tail):").
+std::vector<std::string_view> telling_lines(std::string_view evidence) {
+    std::vector<std::string_view> lines;
+    while (!evidence.empty()) {
+        size_t end = evidence.find('\n');
+        std::string_view line = evidence.substr(0, end);
+        if (line.find_first_not_of(" \t\r") != std::string_view::npos && !line.ends_with("(tail):"))
+            lines.push_back(line);
+        evidence = end == std::string_view::npos ? std::string_view() : evidence.substr(end + 1);
+    }
+    return lines;
+}
+
+bool explained_by_lines(const Sample& sample) {
+    return sample.outcome != Outcome::infra_error && sample.error_count > 0;
 }
 
 } // namespace
 
 std::string why_not_ok(const Sample& sample) {
     if (sample.outcome == Outcome::ok || sample.outcome == Outcome::aborted ||
-        (sample.outcome != Outcome::infra_error && sample.error_count > 0))
+        explained_by_lines(sample))
         return "";
-    std::vector<std::string_view> lines;
-    std::string_view rest = sample.evidence;
-    while (!rest.empty()) {
-        size_t end = rest.find('\n');
-        std::string_view line = rest.substr(0, end);
-        if (!blank(line))
-            lines.push_back(line);
-        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-    }
+    const auto lines = telling_lines(sample.evidence);
     if (lines.empty())
         return "";
     if (sample.outcome == Outcome::infra_error)
         return shown_line(lines.front());
-    // The evidence ends with a tail under its heading ("workload output (tail):").
-    std::string_view last = lines.back();
-    if (last.ends_with("(tail):"))
-        return "";
-    return "last output: " + shown_line(last);
+    return "last output: " + shown_line(lines.back());
+}
+
+std::vector<std::string> last_output(const Sample& sample, size_t most) {
+    const auto lines = telling_lines(sample.evidence);
+    std::vector<std::string> out;
+    for (size_t i = lines.size() > most ? lines.size() - most : 0; i < lines.size(); ++i)
+        out.push_back(shown_line(lines[i]));
+    return out;
 }
 
 std::string outcome_text(const Sample& sample) {

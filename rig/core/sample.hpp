@@ -148,6 +148,9 @@ std::optional<double> metric_value(const Sample& sample, std::string_view name);
 // did. "" for an ok or aborted sample, and for one whose error lines say why (`rig report
 // --errors` shows those).
 std::string why_not_ok(const Sample& sample);
+// The last `most` lines of the sample's evidence that say something, shown safely as
+// why_not_ok shows one: what `rig report --errors` prints of a failure without error lines.
+std::vector<std::string> last_output(const Sample& sample, size_t most);
 // The outcome as the progress lines name it: "ok", "workload-failed (last output: ...)".
 std::string outcome_text(const Sample& sample);
 

@@ -20,6 +20,14 @@ bool measured(core::Outcome outcome) {
 
 } // namespace
 
+void note_why(CellResult& result, const core::Sample& sample) {
+    if (core::why_not_ok(sample).empty() || result.why.size() >= 3)
+        return;
+    std::string why = core::outcome_text(sample);
+    if (std::find(result.why.begin(), result.why.end(), why) == result.why.end())
+        result.why.push_back(std::move(why));
+}
+
 void tally_sample(CellResult& result, const core::Sample& sample) {
     ++result.samples;
     ++result.outcomes[std::string(core::to_string(sample.outcome))];
@@ -36,11 +44,7 @@ void tally_sample(CellResult& result, const core::Sample& sample) {
                 it = result.metrics.emplace(metric.name, MetricValues{metric.unit, {}, {}}).first;
             it->second.values.push_back(metric.value);
         }
-    if (!core::why_not_ok(sample).empty() && result.why.size() < 3) {
-        std::string why = core::outcome_text(sample);
-        if (std::find(result.why.begin(), result.why.end(), why) == result.why.end())
-            result.why.push_back(std::move(why));
-    }
+    note_why(result, sample);
     result.errors += sample.error_count;
     result.warnings += sample.warning_count;
     result.samples_with_errors += sample.error_count > 0;

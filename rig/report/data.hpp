@@ -61,9 +61,13 @@ struct CellResult {
     core::Summary cpu;                        // of cpu_percent, by finish()
     std::map<std::string, MetricValues, std::less<>> metrics; // by name
     // Why samples were not ok when no error line says it (core::outcome_text), distinct,
-    // at most three: from samples that carry their evidence (`rig run`'s own table).
+    // at most three: from samples that carry their evidence (`rig run`'s own table), or
+    // from the failures a report loads with the error lines.
     std::vector<std::string> why;
 };
+
+// Adds the sample's core::outcome_text to the cell's `why` when it says why.
+void note_why(CellResult& result, const core::Sample& sample);
 
 // A sample's contribution to its cell: it reads only the fields a SampleRow holds.
 void tally_sample(CellResult& result, const core::Sample& sample);
@@ -92,12 +96,24 @@ struct SignatureGroup {
     std::vector<Occurrence> cells; // in cell order
 };
 
+// The samples of a cell that failed one way with no error line to say why (the errors
+// view lists them after the signatures).
+struct Failure {
+    size_t cell = 0; // index into ReportData::cells
+    core::Outcome outcome = core::Outcome::infra_error;
+    int64_t samples = 0;
+    int repetition = 0;                   // the first of them
+    std::string why;                      // core::why_not_ok of the first
+    std::vector<std::string> last_output; // its last lines (core::last_output)
+};
+
 struct ReportData {
     std::vector<RunHeader> runs;
     // What each Debian kernel resolved to, by run: a series name names no one package.
     std::vector<store::KernelPackage> kernel_packages;
     std::vector<CellResult> cells;          // in run order, then the scenario's cell order
     std::vector<SignatureGroup> signatures; // errors first, then by lines, most first
+    std::vector<Failure> failures;          // loaded with the signatures, in cell order
 };
 
 // The table `rig run` prints: one run's cells and their samples.

@@ -35,11 +35,33 @@ std::string plural(int64_t n, const std::string& word) {
     return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
+// The failures no error line explains, each with the last lines its first sample printed.
+std::string failures_text(const ReportData& data, Format format) {
+    const bool markdown = format == Format::markdown;
+    std::string out =
+        markdown ? "### failed without an error line\n\n" : "failed without an error line\n";
+    for (const Failure& failure : data.failures) {
+        std::string where =
+            fmt::format("{}: {} in {}/{}; first in sample #{}", describe_cell(data, failure.cell),
+                        core::to_string(failure.outcome), failure.samples,
+                        data.cells[failure.cell].samples, failure.repetition);
+        std::string lines;
+        for (const std::string& line : failure.last_output)
+            lines += "| " + line + "\n";
+        if (lines.empty())
+            lines = "(nothing printed)\n";
+        out += markdown ? "- " + where + "\n\n" + indent(lines, "      ") + "\n"
+                        : "  " + where + "\n" + indent(lines, "      ");
+    }
+    return out;
+}
+
 } // namespace
 
 std::string signatures_text(const ReportData& data, Format format) {
     if (data.signatures.empty())
-        return "no error or warning lines in the selected cells\n";
+        return "no error or warning lines in the selected cells\n" +
+               (data.failures.empty() ? "" : "\n" + failures_text(data, format));
     std::string out;
     const bool markdown = format == Format::markdown;
     for (const auto& group : data.signatures) {
@@ -65,6 +87,8 @@ std::string signatures_text(const ReportData& data, Format format) {
         if (!markdown)
             out += "\n";
     }
+    if (!data.failures.empty())
+        return out + failures_text(data, format);
     if (!markdown)
         out.pop_back();
     return out;
@@ -83,6 +107,17 @@ std::string signatures_csv(const ReportData& data) {
                  std::to_string(occurrence.lines), std::to_string(occurrence.samples),
                  std::to_string(occurrence.repetition), occurrence.source, occurrence.line});
         }
+    // A failure without error lines: its outcome stands where a signature would, and
+    // why_not_ok where the first line would.
+    for (const Failure& failure : data.failures) {
+        const CellResult& result = data.cells[failure.cell];
+        std::string label = case_label(failure.cell);
+        out +=
+            csv_line({"failed", std::string(core::to_string(failure.outcome)),
+                      label.substr(0, label.size() - 1), std::to_string(result.run_id),
+                      result.cell.id, result.cell.kernel_name, "0", std::to_string(failure.samples),
+                      std::to_string(failure.repetition), "", failure.why});
+    }
     return out;
 }
 
@@ -110,6 +145,22 @@ Json signatures_json(const ReportData& data) {
                                         {"excerpt", occurrence.excerpt}}}});
         }
         out.push_back(std::move(entry));
+    }
+    return out;
+}
+
+Json failures_json(const ReportData& data) {
+    Json out = Json::array();
+    for (const Failure& failure : data.failures) {
+        const CellResult& result = data.cells[failure.cell];
+        std::string label = case_label(failure.cell);
+        out.push_back({{"case", label.substr(0, label.size() - 1)},
+                       {"run", result.run_id},
+                       {"cell", result.cell.id},
+                       {"outcome", std::string(core::to_string(failure.outcome))},
+                       {"samples", failure.samples},
+                       {"first", {{"repetition", failure.repetition}, {"why", failure.why}}},
+                       {"last_output", failure.last_output}});
     }
     return out;
 }

@@ -234,9 +234,28 @@ std::string changes_html(const ReportData& data, const std::vector<Comparison>& 
     return out.empty() ? out : "<h2>What changed</h2>\n" + out;
 }
 
+std::string failures_html(const ReportData& data) {
+    if (data.failures.empty())
+        return "";
+    std::string out = "<section class=\"failures\"><h3>Failed without an error line</h3>\n"
+                      "<table><thead><tr><th>case</th><th>cell</th><th>outcome</th><th "
+                      "class=\"num\">samples</th><th>last output of the first</th></tr>"
+                      "</thead><tbody>\n";
+    for (const Failure& failure : data.failures)
+        out += fmt::format(
+            "<tr data-case=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td "
+            "class=\"num\">{}/{}</td><td>sample #{}<pre>{}</pre></td></tr>\n",
+            short_label(failure.cell), escape_html(describe_cell(data, failure.cell)),
+            escape_html(data.cells[failure.cell].cell.id), core::to_string(failure.outcome),
+            failure.samples, data.cells[failure.cell].samples, failure.repetition,
+            escape_html(util::join(failure.last_output, "\n")));
+    return out + "</tbody></table></section>\n";
+}
+
 std::string signatures_html(const ReportData& data) {
     if (data.signatures.empty())
-        return "<p id=\"errors\">No error or warning lines in the selected cells.</p>\n";
+        return "<div id=\"errors\"><p>No error or warning lines in the selected cells.</p>\n" +
+               failures_html(data) + "</div>\n";
     std::string out = "<div id=\"errors\">\n";
     for (const auto& group : data.signatures) {
         const char* severity = group.severity == core::Severity::error ? "error" : "warning";
@@ -260,7 +279,7 @@ std::string signatures_html(const ReportData& data) {
         }
         out += "</tbody></table></section>\n";
     }
-    return out + "</div>\n";
+    return out + failures_html(data) + "</div>\n";
 }
 
 } // namespace

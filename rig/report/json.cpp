@@ -174,6 +174,7 @@ Expected<std::string> json_report(const ReportData& data,
     out["runs"] = runs_json(data);
     if (options.view == View::errors) {
         out["signatures"] = signatures_json(data);
+        out["failures"] = failures_json(data);
         return util::json_text(out);
     }
     if (options.baseline) {

@@ -115,6 +115,22 @@ void group_signatures(ReportData& data, const std::vector<store::SignatureCount>
                      });
 }
 
+void add_failures(ReportData& data, const std::vector<store::FailureCount>& counts,
+                  const std::map<std::pair<int64_t, std::string>, size_t>& index_of) {
+    constexpr size_t k_last_lines = 5;
+    for (const auto& count : counts) {
+        auto cell = index_of.find({count.run_id, count.first.cell_id});
+        if (cell == index_of.end())
+            continue;
+        note_why(data.cells[cell->second], count.first);
+        data.failures.push_back(Failure{cell->second, count.first.outcome, count.samples,
+                                        count.first.repetition, core::why_not_ok(count.first),
+                                        core::last_output(count.first, k_last_lines)});
+    }
+    std::stable_sort(data.failures.begin(), data.failures.end(),
+                     [](const Failure& a, const Failure& b) { return a.cell < b.cell; });
+}
+
 std::vector<std::string> prefixes_to_read(const Selection& selection) {
     switch (selection.metrics) {
     case MetricsRead::none:
@@ -191,8 +207,10 @@ Expected<ReportData> load(store::Database& db, const Selection& selection) {
         finish(result);
     RIG_TRY(check_chosen(db, run_ids, data, selection.chosen_metrics));
 
-    if (selection.signatures == Signatures::load)
+    if (selection.signatures == Signatures::load) {
         group_signatures(data, RIG_TRY(db.signature_counts(run_ids)), index_of, selection.runs_dir);
+        add_failures(data, RIG_TRY(db.unexplained_failures(run_ids)), index_of);
+    }
     return data;
 }
 

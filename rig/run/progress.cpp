@@ -4,6 +4,8 @@
 
 #include "util/units.hpp"
 
+#include <algorithm>
+
 namespace rig::run {
 
 Progress::Progress(std::ostream& out, bool tty, size_t total_samples, util::Clock& clock)
@@ -69,10 +71,15 @@ void Progress::batch(const std::string& source, size_t queued, size_t running, s
     m_last_draw = m_clock.now();
     double elapsed = std::chrono::duration<double>(m_clock.now() - m_run_start).count();
     std::string eta = "?";
-    if (done > 0 && done <= m_total)
-        eta = util::format_duration(elapsed / static_cast<double>(done) *
-                                        static_cast<double>(m_total - done),
+    const double left = static_cast<double>(m_total - std::min(done, m_total));
+    if (m_slots && m_done > 0) {
+        double mean = m_done_seconds / static_cast<double>(m_done);
+        double width = std::min(static_cast<double>(*m_slots), std::max(left, 1.0));
+        eta = util::format_duration(left * mean / width, util::DurationStyle::progress);
+    } else if (done > 0) {
+        eta = util::format_duration(elapsed / static_cast<double>(done) * left,
                                     util::DurationStyle::progress);
+    }
     std::string line = source + ": " + counts + " (elapsed " +
                        util::format_duration(elapsed, util::DurationStyle::progress) + ", ETA " +
                        eta + ")";
@@ -80,6 +87,15 @@ void Progress::batch(const std::string& source, size_t queued, size_t running, s
         m_out << "\r\033[K" << line << std::flush;
     else
         m_out << util::log_line(m_clock, line) << "\n" << std::flush;
+}
+
+void Progress::finished(double seconds) {
+    ++m_done;
+    m_done_seconds += seconds;
+}
+
+void Progress::parallel(size_t slots) {
+    m_slots = std::max<size_t>(1, slots);
 }
 
 void Progress::note(const std::string& line) {

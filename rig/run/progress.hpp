@@ -7,6 +7,7 @@
 #include "util/clock.hpp"
 
 #include <chrono>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -26,6 +27,13 @@ public:
     // status line counts them instead. Elsewhere than a terminal a line is printed only when
     // the counts change.
     void batch(const std::string& source, size_t queued, size_t running, size_t done);
+    // Of samples run many at once on rig's own slots: one finished in `seconds`, and at
+    // most `slots` run together. The ETA is then what is left times the mean sample over
+    // the slots: completions arrive in bursts of `slots`, so elapsed over done would first
+    // count one guest's time for each finished sample, then halve as its neighbour ends
+    // (10m24s, 4m53s).
+    void finished(double seconds);
+    void parallel(size_t slots);
 
 private:
     using Clock = std::chrono::steady_clock;
@@ -45,6 +53,9 @@ private:
     Clock::time_point m_sample_start = m_run_start;
     Clock::time_point m_last_draw{};
     std::string m_batch_line; // the counts last shown
+    // Samples at most at once, where rig places them (--jobs); a cluster's width is its
+    // own, and there the ETA is the throughput so far.
+    std::optional<size_t> m_slots;
 };
 
 } // namespace rig::run

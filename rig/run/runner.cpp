@@ -296,6 +296,7 @@ Expected<void> run_on_slots(const std::vector<Planned>& plan, const std::vector<
     std::string total = std::to_string(plan.size());
     size_t running = 0;
     size_t done = 0;
+    state.progress.parallel(slots.size());
 
     auto run = [&](size_t job, size_t s) -> JobResult {
         const Planned& planned = plan[job];
@@ -329,6 +330,7 @@ Expected<void> run_on_slots(const std::vector<Planned>& plan, const std::vector<
         std::lock_guard lock(mutex);
         --running;
         ++done;
+        state.progress.finished(sample.total_seconds);
         state.progress.batch("guests", plan.size() - done - running, running, done);
         if (!failure)
             failure = store_slot_sample(state, planned, ran, records[slot.host]);

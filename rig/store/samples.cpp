@@ -278,6 +278,35 @@ Database::signature_counts(const std::vector<int64_t>& run_ids) {
     return out;
 }
 
+Expected<std::vector<FailureCount>>
+Database::unexplained_failures(const std::vector<int64_t>& run_ids) {
+    // The columns after min(repetition) are SQLite's bare columns: they come from the
+    // row that holds the minimum, the cell's first such sample.
+    auto select = RIG_TRY(Statement::prepare(
+        *m_impl, "SELECT run_id, cell_id, outcome, count(*), min(repetition), error_count, "
+                 "       evidence "
+                 "FROM samples "
+                 "WHERE run_id IN (SELECT value FROM json_each(?1)) AND outcome NOT IN (?2, ?3) "
+                 "  AND (error_count = 0 OR outcome = ?4) "
+                 "GROUP BY run_id, cell_id, outcome ORDER BY run_id, cell_id, min(id)"));
+    select.bind(id_array(run_ids), core::to_string(core::Outcome::ok),
+                core::to_string(core::Outcome::aborted),
+                core::to_string(core::Outcome::infra_error));
+    std::vector<FailureCount> out;
+    while (RIG_TRY(select.step())) {
+        FailureCount& count = out.emplace_back();
+        count.run_id = select.integer(0);
+        count.first.cell_id = select.text(1);
+        count.first.outcome =
+            core::parse_outcome(select.text(2)).value_or(core::Outcome::infra_error);
+        count.samples = select.integer(3);
+        count.first.repetition = static_cast<int>(select.integer(4));
+        count.first.error_count = static_cast<int>(select.integer(5));
+        count.first.evidence = select.text(6);
+    }
+    return out;
+}
+
 Expected<SampleKeys> Database::finished_samples(int64_t run_id) {
     auto statement = RIG_TRY(Statement::prepare(
         *m_impl, "SELECT cell_id, repetition FROM samples WHERE run_id = ?1 AND outcome <> ?2"));

@@ -113,6 +113,15 @@ struct SignatureCount {
     std::string evidence;
 };
 
+// The samples of one cell of one run that ended with one outcome that is neither ok nor
+// aborted and that no error line explains (no error line, or an infra error): counted,
+// with the first of them (cell_id, repetition, outcome, error_count and evidence set).
+struct FailureCount {
+    int64_t run_id = 0;
+    int64_t samples = 0;
+    core::Sample first;
+};
+
 // One attempt to build a git kernel, failed ones included, so that a bisect can skip a
 // commit known not to build and `rig kernel list` can say why a kernel is missing.
 struct KernelBuild {
@@ -388,6 +397,8 @@ public:
     Expected<std::vector<KernelPackage>> kernel_packages(const std::vector<int64_t>& run_ids);
     // Signatures per (run, cell, severity), ordered by run, cell and first occurrence.
     Expected<std::vector<SignatureCount>> signature_counts(const std::vector<int64_t>& run_ids);
+    // Failures no error line explains, per (run, cell, outcome), ordered by run and cell.
+    Expected<std::vector<FailureCount>> unexplained_failures(const std::vector<int64_t>& run_ids);
     // Samples a resumed run must not repeat: every stored one except the aborted.
     Expected<SampleKeys> finished_samples(int64_t run_id);
 

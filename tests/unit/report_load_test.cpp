@@ -2,6 +2,7 @@
 // Tests of report/load and the store queries behind it: selection of runs and cells,
 // filters, sample summaries, metrics and error signatures with their first occurrence.
 #include "report/load.hpp"
+#include "report/render.hpp"
 #include "temp_dir.hpp"
 
 #include <algorithm>
@@ -185,6 +186,84 @@ TEST_F(Load, SummariesAndSignatures) {
     EXPECT_EQ(group.cells[0].excerpt, "  two\n  three\n> x.c:1: error: EBADF 7\n  four\n");
     // No evidence and no log on disk: the line alone.
     EXPECT_EQ(data->signatures[1].cells[0].excerpt, "> [ 1.0] 9pnet: odd\n");
+}
+
+// A workload that stopped at a failing command printed no line rig recognises, and a
+// sample rig could not run stored only its reason: `rig report --errors` shows each with
+// the last lines it printed, and the table notes say why.
+TEST_F(Load, FailuresWithoutErrorLinesShowTheirLastOutput) {
+    store::RunInfo info;
+    info.scenario_name = "quiet";
+    const int64_t run = *m_db->begin_run(info);
+    ASSERT_TRUE(m_db->add_cells(
+        run, {make("aaaa00000001", "old", "loose"), make("bbbb00000002", "new", "loose")}));
+    for (int repetition = 0; repetition < 3; ++repetition) {
+        auto failed = sample("aaaa00000001", repetition, 0);
+        failed.outcome = core::Outcome::workload_failed;
+        failed.evidence = "workload output (tail):\ncc -c a.c\n./check: digest " +
+                          std::to_string(repetition) + " differs\n";
+        ASSERT_TRUE(m_db->add_sample(run, failed));
+    }
+    auto infra = sample("bbbb00000002", 0, 0);
+    infra.outcome = core::Outcome::infra_error;
+    infra.evidence = "qemu cannot open /results: Permission denied\nconsole (tail):\n";
+    ASSERT_TRUE(m_db->add_sample(run, infra));
+    // Explained by its own error line: the signatures say why.
+    auto loud = sample("bbbb00000002", 1, 0);
+    loud.outcome = core::Outcome::workload_failed;
+    loud.error_count = 1;
+    loud.lines = {{core::Severity::error, "workload", "a.c: EBADF", "a.c: EBADF"}};
+    loud.evidence = "workload output (tail):\na.c: EBADF\n";
+    ASSERT_TRUE(m_db->add_sample(run, loud));
+    ASSERT_TRUE(m_db->add_sample(run, sample("bbbb00000002", 2, 10)));
+
+    report::Selection selection;
+    selection.runs = {run};
+    selection.signatures = report::Signatures::load;
+    auto data = report::load(*m_db, selection);
+    ASSERT_TRUE(data) << data.error().message;
+    ASSERT_EQ(data->failures.size(), 2u);
+    const report::Failure& quiet = data->failures[0];
+    EXPECT_EQ(quiet.cell, 0u);
+    EXPECT_EQ(quiet.outcome, core::Outcome::workload_failed);
+    EXPECT_EQ(quiet.samples, 3);
+    EXPECT_EQ(quiet.repetition, 0);
+    EXPECT_EQ(quiet.why, "last output: ./check: digest 0 differs");
+    EXPECT_EQ(quiet.last_output,
+              (std::vector<std::string>{"cc -c a.c", "./check: digest 0 differs"}));
+    EXPECT_EQ(data->failures[1].why, "qemu cannot open /results: Permission denied");
+    EXPECT_EQ(data->cells[0].why, (std::vector<std::string>{
+                                      "workload-failed (last output: ./check: digest 0 differs)"}));
+
+    report::RenderOptions options;
+    options.view = report::View::errors;
+    auto text = report::render(*data, options);
+    ASSERT_TRUE(text) << text.error().message;
+    EXPECT_NE(text->find("failed without an error line\n"
+                         "  A) old debian cache=loose fs=9p msize=4186112: workload-failed in 3/3; "
+                         "first in sample #0\n"
+                         "      | cc -c a.c\n"
+                         "      | ./check: digest 0 differs\n"),
+              std::string::npos)
+        << *text;
+    EXPECT_NE(text->find("infra-error in 1/3"), std::string::npos) << *text;
+    EXPECT_NE(text->find("error  1 line in 1 sample, 1 cell: a.c: EBADF"), std::string::npos)
+        << *text;
+    options.format = report::Format::json;
+    text = report::render(*data, options);
+    ASSERT_TRUE(text);
+    EXPECT_NE(text->find("\"why\": \"last output: ./check: digest 0 differs\""), std::string::npos)
+        << *text;
+    options.format = report::Format::csv;
+    text = report::render(*data, options);
+    ASSERT_TRUE(text);
+    EXPECT_NE(text->find("failed,workload-failed,A,"), std::string::npos) << *text;
+
+    // The default table reads no evidence; it leaves the failures alone.
+    selection.signatures = report::Signatures::skip;
+    data = report::load(*m_db, selection);
+    ASSERT_TRUE(data);
+    EXPECT_TRUE(data->failures.empty());
 }
 
 TEST_F(Load, ExcerptFromTheConsoleLogOnDisk) {

@@ -103,6 +103,56 @@ TEST(RunProgress, ALogGetsLinesStampedWithTheWallTimeInUtc) {
     EXPECT_EQ(screen.str().rfind("\r\033[K[1/1] deb-6.1 9p: booting", 0), 0u) << screen.str();
 }
 
+namespace {
+
+// The seconds of the ETA on a batch line: "..., ETA 4m 41s)" or "..., ETA 58.0s)".
+double eta_of(const std::string& line) {
+    size_t at = line.rfind("ETA ");
+    EXPECT_NE(at, std::string::npos) << line;
+    std::string text = line.substr(at + 4, line.find(')', at) - at - 4);
+    std::erase(text, ' ');
+    double seconds = 0;
+    if (size_t m = text.find('m'); m != std::string::npos) {
+        seconds = 60 * std::stod(text.substr(0, m));
+        text = text.substr(m + 1);
+    }
+    return seconds + (text.empty() ? 0 : std::stod(text));
+}
+
+} // namespace
+
+// Two guests at once finish in pairs: each line's ETA is the work left over the slots,
+// so it neither counts one guest's time per finished sample at first nor halves when
+// the second of the pair ends (seen: 10m24s, then 4m53s).
+TEST(RunProgress, TwoGuestsAtOnceKeepTheEtaSteady) {
+    FakeClock clock;
+    std::ostringstream out;
+    run::Progress progress(out, false, 11, clock);
+    progress.parallel(2);
+    std::vector<double> etas;
+    size_t done = 0;
+    for (int pair = 0; pair < 5; ++pair) {
+        clock.advance(std::chrono::seconds(60));
+        progress.finished(60 + pair);
+        ++done;
+        progress.batch("guests", 11 - done - 1, 1, done);
+        clock.advance(std::chrono::seconds(5));
+        progress.finished(65);
+        ++done;
+        progress.batch("guests", 11 - done, 0, done);
+    }
+    std::istringstream lines(out.str());
+    for (std::string line; std::getline(lines, line);)
+        etas.push_back(eta_of(line));
+    ASSERT_EQ(etas.size(), 10u) << out.str();
+    // Nine samples left after the first, ~62 s each, two at a time: about 5 minutes.
+    EXPECT_NEAR(etas[0], 10 * 60 / 2, 15) << out.str();
+    for (size_t i = 1; i < etas.size(); ++i) {
+        EXPECT_LE(etas[i], etas[i - 1] * 1.05) << out.str();
+        EXPECT_GE(etas[i], etas[i - 1] * 0.6) << out.str();
+    }
+}
+
 TEST(RunLoop, WarmupsThenRoundsOfEveryCellEachStoredOnce) {
     Loop loop;
     FakeHypervisor hypervisor(test::quick_guest());
