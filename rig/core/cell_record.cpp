@@ -26,7 +26,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkloadPhase, name, command)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Workload, kind, generate, tree, command, phases,
                                                 module, module_params)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Guest, memory_mib, cpus, accel, count_9p,
-                                                scratch_bytes, host_paths, share_limit)
+                                                scratch_bytes, host_paths, share_limit, profile)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Cell, id, key, kernel, kernel_name, params, config,
                                                 fragments, canonical)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StoredFile, name, sha256, text)

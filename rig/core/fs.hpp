@@ -87,6 +87,9 @@ struct Filesystem {
     std::vector<std::string> modules;
     // Words that mark a kernel log line as this filesystem's (core/evidence.cpp).
     std::vector<std::string_view> log_words;
+    // Globs of the guest kernel functions that are this filesystem's client, which
+    // `guest: {profile: [NAME]}` counts (core/profile.hpp).
+    std::vector<std::string_view> functions;
 };
 
 // Adds a row to the table; a static object of each row file (core/fs/), or of a test.

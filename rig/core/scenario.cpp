@@ -137,6 +137,8 @@ std::string Guest::canonical() const {
         out += ";scratch=" + std::to_string(scratch_bytes);
     for (const std::string& path : host_paths)
         out += ";host_path=" + path;
+    for (const std::string& entry : profile)
+        out += ";profile=" + entry;
     return out;
 }
 

@@ -131,6 +131,9 @@ struct Guest {
     // The most the workload may write to its share: a tmpfs of this size when rig is root
     // (run/share_mount.hpp); past it, the sample is disk-quota. A limit, not the cell's.
     uint64_t share_limit = uint64_t{4} << 30;
+    // Guest kernel functions whose calls the guest counts (core/profile.hpp): set names
+    // and globs as written. Part of the cell: the probes cost time.
+    std::vector<std::string> profile;
     std::string canonical() const;
 };
 

@@ -2,6 +2,7 @@
 // The job archive.
 #include "guest/job.hpp"
 
+#include "core/profile.hpp"
 #include "guest/cpio.hpp"
 #include "guest/initramfs.hpp"
 #include "util/strings.hpp"
@@ -68,6 +69,14 @@ Expected<std::string> job_file(const Job& job) {
     }
     if (job.scratch)
         RIG_TRY(add("SCRATCH_MODULES", std::string(k_scratch_module_list)));
+    if (!job.profile_globs.empty()) {
+        // The agent splits on blanks and checks each glob's characters again.
+        for (const std::string& glob : job.profile_globs)
+            if (!core::profile_entry_error(glob).empty())
+                return fail(ErrorKind::config, "profile glob '" + glob + "' is not one glob");
+        RIG_TRY(add("PROFILE", util::join(job.profile_globs, " ")));
+        RIG_TRY(add("PROFILE_MAX", std::to_string(core::k_max_profiled_functions)));
+    }
     if (!job.module.empty()) {
         RIG_TRY(add("MODULE", std::string("/") + k_module_archive_path));
         // Kbuild names the .ko after the module, which rmmod takes.

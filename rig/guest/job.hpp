@@ -46,6 +46,8 @@ struct Job {
     bool mark_phases = false; // mount the marking share and mark each phase boundary
     // A scratch disk is attached: the agent loads its driver and names it k_scratch_dev.
     bool scratch = false;
+    // Globs of the kernel functions whose calls the agent counts (core/profile.hpp).
+    std::vector<std::string> profile_globs;
     // A module workload: the built module (its bytes go into the job archive) and its
     // parameters, which the agent passes to insmod as NAME=VALUE arguments.
     std::filesystem::path module;

@@ -52,7 +52,10 @@ struct AgentReport {
     static constexpr size_t k_max_mounts = 64 * 1024; // bytes of mounts_text
     static constexpr size_t k_max_tail = 64 * 1024;   // bytes of tail
     static constexpr size_t k_max_kernel_log = 1024 * 1024;
-    static constexpr size_t k_max_metrics = 1000;
+    // The guest's counters and a function profile (up to 200 functions, core/profile.hpp)
+    // for the window and each phase, and the workload's own (guests/init caps those at
+    // 1000).
+    static constexpr size_t k_max_metrics = 3000;
     static constexpr size_t k_max_phases = 64;
     static constexpr size_t k_max_module_failures = 100;
 

@@ -96,8 +96,10 @@ std::vector<MetricColumn> metric_columns(const ReportData& data,
     });
     if (counted)
         columns.push_back({"9p requests", std::string(k_work_requests)});
+    // "9p getattr", not a bare "getattr": FUSE and virtiofs have request types of the
+    // same names.
     for (const auto& type : most_differing_types(data, k_type_columns))
-        columns.push_back({type.substr(k_work_prefix.size()), type});
+        columns.push_back({"9p " + type.substr(k_work_prefix.size()), type});
     return columns;
 }
 

@@ -5,6 +5,7 @@
 #include "core/classify.hpp"
 #include "core/evidence.hpp"
 #include "core/fs.hpp"
+#include "core/profile.hpp"
 #include "run/guest_output.hpp"
 #include "run/sample_collect.hpp"
 #include "run/sample_launch.hpp"
@@ -36,6 +37,22 @@ core::Sample new_sample(const SampleContext& context) {
     return sample;
 }
 
+// A profile that probed nothing says so on the cell as a warning line: an empty set of
+// function counts would read as functions never called.
+void note_empty_profile(const core::Guest& guest, core::Sample& sample) {
+    if (guest.profile.empty() ||
+        (sample.outcome != core::Outcome::ok && sample.outcome != core::Outcome::errors))
+        return;
+    std::optional<double> probed = core::metric_value(sample, core::k_profiled_metric);
+    if (probed && *probed > 0)
+        return;
+    std::string line = std::string("function profile unavailable: ") +
+                       (probed ? "no function of the kernel matched the profile"
+                               : "the kernel has no kprobe events");
+    sample.lines.push_back({core::Severity::warning, "rig", line, line});
+    ++sample.warning_count;
+}
+
 // Watches a booted guest to its stop, then turns what it said into the sample.
 void watch_guest(const SampleContext& context, const Pacing& pacing, const Launch& launch,
                  vm::Vm& guest, Clock::time_point launched, SpaceWatch& space,
@@ -58,6 +75,7 @@ void watch_guest(const SampleContext& context, const Pacing& pacing, const Launc
     facts.out_of_space = space.full();
     sample.outcome = core::classify(facts);
     add_host_metrics(sample, output.report(), launch.counted, note);
+    note_empty_profile(context.scenario.guest, sample);
     sample.total_seconds = seconds_between(watch.launched(), finished);
     add_cpu_figures(sample, watch);
     if (sample.outcome == core::Outcome::infra_error)

@@ -3,6 +3,7 @@
 #include "run/sample_launch.hpp"
 
 #include "core/fs.hpp"
+#include "core/profile.hpp"
 #include "guest/fuse.hpp"
 #include "guest/initramfs.hpp"
 #include "guest/job.hpp"
@@ -94,6 +95,7 @@ Expected<guest::Job> make_job(const SampleContext& context) {
         job.phase_scripts.emplace_back(step.name, workload_script(step.command));
     job.mark_phases = scenario.guest.count_9p;
     job.scratch = scenario.guest.scratch_bytes != 0;
+    job.profile_globs = core::profile_globs(scenario.guest.profile);
     if (context.module) {
         job.module = context.module->ko;
         job.module_params = scenario.workload.module_params;

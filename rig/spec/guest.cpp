@@ -3,9 +3,11 @@
 #include "spec/guest.hpp"
 
 #include "core/axis.hpp"
+#include "core/profile.hpp"
 #include "spec/keys.hpp"
 #include "spec/reader_context.hpp"
 #include "spec/yaml_reader.hpp"
+#include "util/strings.hpp"
 #include "util/units.hpp"
 
 #include <filesystem>
@@ -60,6 +62,21 @@ Expected<std::vector<std::string>> read_host_paths(const Context& context, const
         paths.push_back(text);
     }
     return paths;
+}
+
+// Set names (9p, fuse, netfs, ...) and function globs, each checked as the agent will.
+Expected<std::vector<std::string>> read_profile(const Context& context, const Entry& key) {
+    std::vector<std::string> profile;
+    for (const Located& entry : RIG_TRY(read_scalars(context, key.value, key.path, Shape::list))) {
+        if (std::string wrong = core::profile_entry_error(entry.value); !wrong.empty())
+            return error_at(context, entry,
+                            wrong + " or a set (" + util::join(core::profile_set_names(), ", ") +
+                                "), got '" + entry.value + "'");
+        profile.push_back(entry.value);
+    }
+    if (profile.empty())
+        return error_at(context, key.value, key.path, "expected at least one set or function glob");
+    return profile;
 }
 
 } // namespace
@@ -117,6 +134,8 @@ Expected<core::Guest> read_guest(const Context& context, const Entry& entry) {
             guest.share_limit = *bytes;
         } else if (key.key == "host_paths") {
             guest.host_paths = RIG_TRY(read_host_paths(context, key));
+        } else if (key.key == "profile") {
+            guest.profile = RIG_TRY(read_profile(context, key));
         } else {
             Located accel = RIG_TRY(read_scalar(context, key.value, key.path, "an accelerator"));
             std::optional<core::Accel> requested = core::parse_accel(accel.value);

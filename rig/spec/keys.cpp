@@ -17,8 +17,8 @@ const std::vector<std::string> k_kernel_keys{"name",    "debian",  "flavour", "i
 const std::vector<std::string> k_workload_keys{"generate", "tree",   "command",
                                                "phases",   "module", "params"};
 const std::vector<std::string> k_generate_keys{"units", "headers", "functions"};
-const std::vector<std::string> k_guest_keys{"memory",  "cpus",       "accel",      "count_9p",
-                                            "scratch", "host_paths", "share_limit"};
+const std::vector<std::string> k_guest_keys{"memory",  "cpus",       "accel",       "count_9p",
+                                            "scratch", "host_paths", "share_limit", "profile"};
 const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
 const std::vector<std::string> k_slurm_keys{"partition", "time",   "account", "constraint",
                                             "exclusive", "sbatch", "shared"};

@@ -9,6 +9,7 @@
 #include "rig_binary.hpp"
 
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -217,7 +218,8 @@ TEST(Report, BadInputIsAClearUsageError) {
 
 TEST(ReportCounters, TableGains9pRequestsAndTheMostDifferingTypes) {
     auto text = counted_report({});
-    EXPECT_TRUE(contains(text, "host cpu  9p requests  getattr  read  walk  errors/warnings"))
+    EXPECT_TRUE(
+        contains(text, "host cpu  9p requests  9p getattr  9p read  9p walk  errors/warnings"))
         << text;
     EXPECT_TRUE(
         std::regex_search(row_of(text, "A)"), std::regex(R"(~82%\s+n/a\s+n/a\s+n/a\s+n/a  none)")))
@@ -375,4 +377,63 @@ TEST(ReportOfRealRun, ReadsLikeSeed004) {
     auto compared = run_rig({"--db", db.string(), "report", "--baseline", "fs=9p"});
     EXPECT_EQ(compared.exit_code, 0) << compared.err;
     EXPECT_TRUE(contains(compared.out, "vs fs=9p")) << compared.out;
+}
+
+// guest: {profile: [9p]} on a Debian kernel: the guest counts 9p's client functions with
+// kprobe events, cache=loose against cache=none shows them in the "what changed" block in
+// text and JSON, and the guest's count of getattr calls is checked against the host's
+// trace of the same window.
+TEST(ReportOfRealRun, GuestFunctionCountsExplainLooseAgainstNone) {
+    fs::path dir = scratch("profile");
+    fs::path db = dir / "rig.db";
+    auto run = run_rig({"--db", db.string(), "run", "tests/data/run/profile.yaml"},
+                       std::chrono::minutes(20));
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+
+    auto json = run_rig({"--db", db.string(), "report", "--format", "json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    auto cells = nlohmann::json::parse(json.out)["cells"];
+    ASSERT_EQ(cells.size(), 2u);
+    for (const auto& cell : cells) {
+        const auto& metrics = cell["metrics"];
+        ASSERT_TRUE(metrics.contains("guest.profile.kprobes")) << cell.dump();
+        const double probed = metrics["guest.profile.kprobes"]["median"].get<double>();
+        EXPECT_GT(probed, 50) << "v9fs_* and p9_* on 6.1";
+        EXPECT_LE(probed, 200) << "capped";
+        ASSERT_TRUE(metrics.contains("guest.func.p9_client_getattr_dotl.calls")) << cell.dump();
+        ASSERT_TRUE(metrics.contains("guest.func.v9fs_vfs_lookup.calls")) << cell.dump();
+        // Each call sends one Tgetattr; the host's trace counts them on every share but
+        // the marking one, between the marks that bound the guest's window.
+        const double guest_getattrs =
+            metrics["guest.func.p9_client_getattr_dotl.calls"]["median"].get<double>();
+        double host_getattrs = 0;
+        for (const char* share : {"9p.work.getattr", "9p.root.getattr"})
+            if (metrics.contains(share))
+                host_getattrs += metrics[share]["median"].get<double>();
+        EXPECT_GT(guest_getattrs, 0) << cell.dump();
+        EXPECT_EQ(guest_getattrs, host_getattrs) << cell.dump();
+        std::cout << "cache=" << cell["params"]["cache"] << ": guest getattr calls "
+                  << guest_getattrs << ", host getattr requests " << host_getattrs << ", probed "
+                  << probed << "\n";
+    }
+
+    auto compared = run_rig({"--db", db.string(), "report", "--baseline", "cache=none"});
+    ASSERT_EQ(compared.exit_code, 0) << compared.err;
+    EXPECT_TRUE(contains(compared.out, "guest function counts:")) << compared.out;
+    EXPECT_TRUE(std::regex_search(
+        compared.out, std::regex(R"(guest\.func\.\w+\.calls: \d+ -> \d+ \(.*\), exact, n 2/2)")))
+        << compared.out;
+    auto compared_json =
+        run_rig({"--db", db.string(), "report", "--baseline", "cache=none", "--format", "json"});
+    ASSERT_EQ(compared_json.exit_code, 0) << compared_json.err;
+    bool function_line = false;
+    const auto compared_cells = nlohmann::json::parse(compared_json.out)["cells"];
+    for (const auto& cell : compared_cells)
+        if (cell.contains("comparison") && cell["comparison"].is_object())
+            for (const auto& change : cell["comparison"]["what_changed"]["changes"])
+                function_line = function_line || change["group"] == "guest function counts";
+    EXPECT_TRUE(function_line) << compared_json.out;
+    // A profile that probed something leaves no warning.
+    auto errors = run_rig({"--db", db.string(), "report", "--errors"});
+    EXPECT_FALSE(contains(errors.out, "function profile unavailable")) << errors.out;
 }

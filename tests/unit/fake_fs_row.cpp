@@ -26,6 +26,7 @@ const FsRegistrar k_fakefs{{
     .shows_negotiated = true,
     .modules = {"fakefs"},
     .log_words = {"fakefs:"},
+    .functions = {},
 }};
 
 } // namespace

@@ -736,8 +736,8 @@ TEST(Report, ListsAreCapped) {
     }
     EXPECT_LE(report.mounts_text.size(), 64u * 1024);
     EXPECT_GT(report.mounts_text.size(), 60u * 1024);
-    ASSERT_EQ(report.metrics.size(), 1000u);
-    EXPECT_EQ(report.metrics.back().value, 999); // the agent sends the first 1000
+    ASSERT_EQ(report.metrics.size(), 3000u);
+    EXPECT_EQ(report.metrics.back().value, 2999); // the first 3000 are kept
     EXPECT_EQ(report.module_failures.size(), 100u);
     EXPECT_LE(report.tail.size(), 64u * 1024);
     EXPECT_GT(report.tail.size(), 60u * 1024);
@@ -1064,6 +1064,17 @@ TEST(Job, ScratchDiskAsksTheAgentToLoadItsDriver) {
         << *text;
     EXPECT_EQ(scratch_modules().optional, std::vector<std::string>{"virtio_blk"});
     EXPECT_TRUE(scratch_modules().required.empty());
+}
+
+TEST(Job, AProfileTravelsAsGlobsTheAgentChecksAgain) {
+    Job job = sample_job();
+    EXPECT_EQ(job_file(job)->find("PROFILE"), std::string::npos);
+    job.profile_globs = {"v9fs_*", "p9_*"};
+    auto text = job_file(job);
+    ASSERT_TRUE(text) << text.error().message;
+    EXPECT_NE(text->find("\nPROFILE=v9fs_* p9_*\nPROFILE_MAX=200\n"), std::string::npos) << *text;
+    job.profile_globs = {"v9fs_* reboot"};
+    EXPECT_FALSE(job_file(job));
 }
 
 TEST(Job, ModuleTravelsInTheArchiveWithItsNameAndParameters) {

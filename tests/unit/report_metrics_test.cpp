@@ -171,16 +171,17 @@ TEST(ReportMetrics, MostDifferingTypesArePicked) {
     auto columns = metric_columns(data, {});
     ASSERT_EQ(columns.size(), 4u);
     EXPECT_EQ(columns[0].title, "9p requests");
-    EXPECT_EQ(columns[1].title, "lopen");
-    EXPECT_EQ(columns[2].title, "getattr");
-    EXPECT_EQ(columns[3].title, "walk");
+    EXPECT_EQ(columns[1].title, "9p lopen");
+    EXPECT_EQ(columns[2].title, "9p getattr");
+    EXPECT_EQ(columns[3].title, "9p walk");
 
     auto lines = lines_of(rendered(data, {}));
     ASSERT_EQ(lines.size(), 4u);
-    EXPECT_TRUE(contains(lines[0], "9p requests  lopen  getattr  walk  errors")) << lines[0];
-    EXPECT_TRUE(contains(lines[1], "1001      0      101    50  none")) << lines[1];
-    EXPECT_TRUE(contains(lines[2], "2001      5      401   100  none")) << lines[2];
-    EXPECT_TRUE(contains(lines[3], " n/a    n/a      n/a   n/a  none")) << lines[3];
+    EXPECT_TRUE(contains(lines[0], "9p requests  9p lopen  9p getattr  9p walk  errors"))
+        << lines[0];
+    EXPECT_TRUE(contains(lines[1], "1001         0         101       50  none")) << lines[1];
+    EXPECT_TRUE(contains(lines[2], "2001         5         401      100  none")) << lines[2];
+    EXPECT_TRUE(contains(lines[3], " n/a       n/a         n/a      n/a  none")) << lines[3];
     EXPECT_FALSE(contains(lines[0], "clunk"));
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Unit tests of rig::spec on valid scenarios: values, defaults, canonical forms and cells.
 #include "core/matrix.hpp"
+#include "core/profile.hpp"
 #include "spec/spec.hpp"
 
 #include <algorithm>
@@ -468,6 +469,27 @@ TEST(spec, host_paths_are_part_of_the_cell) {
     EXPECT_EQ(shared->guest.host_paths, std::vector<std::string>{"/opt"});
     EXPECT_EQ(shared->guest.canonical(), "memory=1024M;cpus=2;host_path=/opt");
     EXPECT_NE(ids_of(*plain), ids_of(*shared));
+}
+
+// A profile's sets stand for their globs (the filesystems' rows and the layers beneath),
+// each glob once; it is part of the cell, since the probes cost time.
+TEST(spec, profile_sets_expand_to_globs_and_enter_the_cell) {
+    auto plain = parse_scenario(k_head, "a.yaml");
+    auto profiled = parse_scenario(
+        k_head + "guest: {profile: [9p, netfs, p9_client_*, virtiofs, fuse]}\n", "b.yaml");
+    ASSERT_TRUE(plain && profiled) << (profiled ? "" : profiled.error().message);
+    EXPECT_EQ(profiled->guest.profile,
+              (std::vector<std::string>{"9p", "netfs", "p9_client_*", "virtiofs", "fuse"}));
+    EXPECT_EQ(core::profile_globs(profiled->guest.profile),
+              (std::vector<std::string>{"v9fs_*", "p9_*", "netfs_*", "p9_client_*", "virtio_fs_*",
+                                        "fuse_*"}));
+    EXPECT_EQ(core::profile_globs({"fscache"}),
+              (std::vector<std::string>{"fscache_*", "__fscache_*"}));
+    EXPECT_NE(profiled->guest.canonical().find(";profile=9p;profile=netfs"), std::string::npos);
+    EXPECT_NE(ids_of(*plain), ids_of(*profiled));
+    EXPECT_EQ(core::profile_entry_error("p9_client_?alk"), "");
+    EXPECT_NE(core::profile_entry_error("p9*"), "");
+    EXPECT_NE(core::profile_entry_error("p9_$(reboot)"), "");
 }
 
 } // namespace rig::spec

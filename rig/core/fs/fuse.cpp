@@ -35,6 +35,7 @@ const FsRegistrar k_fuse{{
     .shows_negotiated = false,
     .modules = {"fuse"},
     .log_words = {"fuse:"},
+    .functions = {"fuse_*"},
 }};
 
 } // namespace

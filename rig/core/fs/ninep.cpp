@@ -42,6 +42,8 @@ const FsRegistrar k_ninep{{
     // The root share is 9p already: every guest loads 9p.
     .modules = {},
     .log_words = {"9pnet", "9p:", "v9fs", "netfs", "fscache", "FS-Cache"},
+    // fs/9p and net/9p.
+    .functions = {"v9fs_*", "p9_*"},
 }};
 
 } // namespace

@@ -27,6 +27,8 @@ const FsRegistrar k_virtiofs{{
     .shows_negotiated = false,
     .modules = {"virtiofs"},
     .log_words = {"virtio-fs", "virtiofs", "virtio_fs"},
+    // virtiofs is a FUSE transport: fs/fuse/virtio_fs.c over FUSE's core.
+    .functions = {"virtio_fs_*", "fuse_*"},
 }};
 
 } // namespace
