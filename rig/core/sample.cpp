@@ -35,6 +35,10 @@ std::string_view to_string(Outcome outcome) {
     return "?";
 }
 
+bool measured(Outcome outcome) {
+    return outcome == Outcome::ok || outcome == Outcome::errors;
+}
+
 std::optional<Outcome> parse_outcome(std::string_view text) {
     for (const auto& [value, name] : k_outcomes)
         if (name == text)

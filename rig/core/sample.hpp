@@ -31,6 +31,10 @@ enum class Outcome {
 };
 
 std::string_view to_string(Outcome outcome);
+// Whether the workload ran to its end: ok, or errors (the compile finished with error
+// lines, as seed 004's "several errors (compilation completed)"). Durations and metrics
+// count only such samples: a workload stopped part way would mix its counts with whole ones.
+bool measured(Outcome outcome);
 std::optional<Outcome> parse_outcome(std::string_view text);
 
 enum class Severity { warning, error };

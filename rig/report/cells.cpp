@@ -75,6 +75,12 @@ std::string case_label(size_t index) {
     return label + ")";
 }
 
+std::string case_name(size_t index) {
+    std::string label = case_label(index);
+    label.pop_back();
+    return label;
+}
+
 std::string describe_cell(const ReportData& data, size_t cell) {
     const CellResult& result = data.cells[cell];
     std::string text = case_label(cell);

@@ -14,6 +14,8 @@ namespace rig::report {
 
 // "A)", ..., "Z)", "AA)": the case the index-th cell is in every table.
 std::string case_label(size_t index);
+// "A", ..., "AA": the case without its parenthesis, as CSV, JSON and HTML carry it.
+std::string case_name(size_t index);
 // "A) deb-6.1 debian 9p 512000 loose": a cell as the errors view names it.
 std::string describe_cell(const ReportData& data, size_t cell);
 // The metric the baseline and the pivot use; "" for the duration.

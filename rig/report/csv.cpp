@@ -103,7 +103,7 @@ std::string csv_table(const ReportData& data, const std::vector<Comparison>& com
         auto measured = [&](double value) { return d.n > 0 ? number(value) : std::string(); };
         auto requested = result.cell.msize();
         std::vector<std::string> row{
-            case_label(i).substr(0, case_label(i).size() - 1),
+            case_name(i),
             std::to_string(result.run_id),
             result.cell.id,
             result.cell.kernel_name,

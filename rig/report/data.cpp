@@ -14,10 +14,6 @@ namespace {
 constexpr size_t k_lines_before = 2;
 constexpr size_t k_lines_after = 3;
 
-bool measured(core::Outcome outcome) {
-    return outcome == core::Outcome::ok || outcome == core::Outcome::errors;
-}
-
 } // namespace
 
 void note_why(CellResult& result, const core::Sample& sample) {
@@ -31,7 +27,7 @@ void note_why(CellResult& result, const core::Sample& sample) {
 void tally_sample(CellResult& result, const core::Sample& sample) {
     ++result.samples;
     ++result.outcomes[std::string(core::to_string(sample.outcome))];
-    const bool timed = measured(sample.outcome);
+    const bool timed = core::measured(sample.outcome);
     if (timed && sample.guest_seconds > 0)
         result.durations.push_back(sample.guest_seconds);
     if (timed && sample.wall_seconds > 0)

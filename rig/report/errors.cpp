@@ -100,9 +100,8 @@ std::string signatures_csv(const ReportData& data) {
     for (const auto& group : data.signatures)
         for (const auto& occurrence : group.cells) {
             const CellResult& result = data.cells[occurrence.cell];
-            std::string label = case_label(occurrence.cell);
             out += csv_line(
-                {severity_text(group.severity), group.signature, label.substr(0, label.size() - 1),
+                {severity_text(group.severity), group.signature, case_name(occurrence.cell),
                  std::to_string(result.run_id), result.cell.id, result.cell.kernel_name,
                  std::to_string(occurrence.lines), std::to_string(occurrence.samples),
                  std::to_string(occurrence.repetition), occurrence.source, occurrence.line});
@@ -111,12 +110,10 @@ std::string signatures_csv(const ReportData& data) {
     // why_not_ok where the first line would.
     for (const Failure& failure : data.failures) {
         const CellResult& result = data.cells[failure.cell];
-        std::string label = case_label(failure.cell);
-        out +=
-            csv_line({"failed", std::string(core::to_string(failure.outcome)),
-                      label.substr(0, label.size() - 1), std::to_string(result.run_id),
-                      result.cell.id, result.cell.kernel_name, "0", std::to_string(failure.samples),
-                      std::to_string(failure.repetition), "", failure.why});
+        out += csv_line({"failed", std::string(core::to_string(failure.outcome)),
+                         case_name(failure.cell), std::to_string(result.run_id), result.cell.id,
+                         result.cell.kernel_name, "0", std::to_string(failure.samples),
+                         std::to_string(failure.repetition), "", failure.why});
     }
     return out;
 }
@@ -132,8 +129,7 @@ Json signatures_json(const ReportData& data) {
         entry["cells"] = Json::array();
         for (const auto& occurrence : group.cells) {
             const CellResult& result = data.cells[occurrence.cell];
-            std::string label = case_label(occurrence.cell);
-            entry["cells"].push_back({{"case", label.substr(0, label.size() - 1)},
+            entry["cells"].push_back({{"case", case_name(occurrence.cell)},
                                       {"run", result.run_id},
                                       {"cell", result.cell.id},
                                       {"lines", occurrence.lines},
@@ -153,8 +149,7 @@ Json failures_json(const ReportData& data) {
     Json out = Json::array();
     for (const Failure& failure : data.failures) {
         const CellResult& result = data.cells[failure.cell];
-        std::string label = case_label(failure.cell);
-        out.push_back({{"case", label.substr(0, label.size() - 1)},
+        out.push_back({{"case", case_name(failure.cell)},
                        {"run", result.run_id},
                        {"cell", result.cell.id},
                        {"outcome", std::string(core::to_string(failure.outcome))},

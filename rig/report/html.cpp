@@ -25,11 +25,6 @@ constexpr double k_top = 16;
 constexpr double k_plot_height = 180;
 constexpr double k_bottom = 28;
 
-std::string short_label(size_t cell) {
-    std::string label = case_label(cell);
-    return label.substr(0, label.size() - 1);
-}
-
 struct Chart {
     std::string id;
     std::string caption;
@@ -67,7 +62,7 @@ std::string frame(const Chart& chart, const ReportData& data) {
         out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" "
                            "text-anchor=\"middle\">{}</text>\n",
                            svg_number(chart.x(i) + k_column / 2),
-                           svg_number(k_top + k_plot_height + 16), short_label(i));
+                           svg_number(k_top + k_plot_height + 16), case_name(i));
     return out + chart.body + "</svg></figure>\n";
 }
 
@@ -92,7 +87,7 @@ std::string duration_chart(const ReportData& data) {
             "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
             "<line class=\"whisker\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
             "<circle class=\"median\" cx=\"{}\" cy=\"{}\" r=\"3\"/></g>\n",
-            short_label(i), escape_html(case_label(i)),
+            case_name(i), escape_html(case_label(i)),
             util::format_duration(d.median, util::DurationStyle::report),
             util::format_duration(d.q1, util::DurationStyle::report),
             util::format_duration(d.q3, util::DurationStyle::report),
@@ -122,7 +117,7 @@ std::string cpu_chart(const ReportData& data) {
         chart.body += fmt::format("<g class=\"cell\" data-case=\"{}\"><title>{}: ~{:.0f}%, "
                                   "n={}</title><rect class=\"cpu\" x=\"{}\" y=\"{}\" "
                                   "width=\"24\" height=\"{}\"/></g>\n",
-                                  short_label(i), escape_html(case_label(i)), cpu.median, cpu.n,
+                                  case_name(i), escape_html(case_label(i)), cpu.median, cpu.n,
                                   svg_number(chart.x(i) + k_column / 2 - 12), svg_number(top),
                                   svg_number(k_top + k_plot_height - top));
     }
@@ -149,8 +144,8 @@ std::string errors_chart(const ReportData& data) {
             "<g class=\"cell\" data-case=\"{}\"><title>{}: {} errors, {} warnings</title>"
             "<rect class=\"errors\" x=\"{}\" y=\"{}\" width=\"12\" height=\"{}\"/>"
             "<rect class=\"warnings\" x=\"{}\" y=\"{}\" width=\"12\" height=\"{}\"/></g>\n",
-            short_label(i), escape_html(case_label(i)), result.errors, result.warnings,
-            svg_number(x), svg_number(errors_top), svg_number(k_top + k_plot_height - errors_top),
+            case_name(i), escape_html(case_label(i)), result.errors, result.warnings, svg_number(x),
+            svg_number(errors_top), svg_number(k_top + k_plot_height - errors_top),
             svg_number(x + 12), svg_number(warnings_top),
             svg_number(k_top + k_plot_height - warnings_top));
     }
@@ -165,7 +160,7 @@ std::string table_html(const Grid& grid) {
     out += "</tr></thead>\n<tbody>\n";
     for (size_t r = 0; r < grid.rows.size(); ++r) {
         out += r < grid.cells.size()
-                   ? fmt::format("<tr data-case=\"{}\">", short_label(grid.cells[r]))
+                   ? fmt::format("<tr data-case=\"{}\">", case_name(grid.cells[r]))
                    : std::string("<tr>");
         for (size_t c = 0; c < grid.rows[r].size(); ++c)
             out += fmt::format("<td{}>{}</td>",
@@ -190,7 +185,7 @@ std::string metrics_html(const ReportData& data) {
         "has it</summary>\n<table>\n<thead><tr><th>metric</th><th>unit</th>",
         names.size());
     for (size_t i = 0; i < data.cells.size(); ++i)
-        out += fmt::format("<th class=\"num\">{}</th>", short_label(i));
+        out += fmt::format("<th class=\"num\">{}</th>", case_name(i));
     out += "</tr></thead>\n<tbody>\n";
     for (const auto& name : names) {
         out += fmt::format("<tr><td>{}</td><td>{}</td>", escape_html(name),
@@ -217,7 +212,7 @@ std::string changes_html(const ReportData& data, const std::vector<Comparison>& 
     std::string out;
     for (const auto& changes : changes_of(data, comparisons, options.alpha)) {
         out += fmt::format("<section class=\"changes\" data-case=\"{}\"><h3>{}</h3>\n",
-                           short_label(changes.cell), escape_html(changes.heading));
+                           case_name(changes.cell), escape_html(changes.heading));
         out += fmt::format("<p>{}{}</p>\n", counted_text(changes.set),
                            changes.set.changes.empty() ? "; nothing changed significantly" : "");
         std::string group;
@@ -242,13 +237,13 @@ std::string failures_html(const ReportData& data) {
                       "class=\"num\">samples</th><th>last output of the first</th></tr>"
                       "</thead><tbody>\n";
     for (const Failure& failure : data.failures)
-        out += fmt::format(
-            "<tr data-case=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td "
-            "class=\"num\">{}/{}</td><td>sample #{}<pre>{}</pre></td></tr>\n",
-            short_label(failure.cell), escape_html(describe_cell(data, failure.cell)),
-            escape_html(data.cells[failure.cell].cell.id), core::to_string(failure.outcome),
-            failure.samples, data.cells[failure.cell].samples, failure.repetition,
-            escape_html(util::join(failure.last_output, "\n")));
+        out += fmt::format("<tr data-case=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td "
+                           "class=\"num\">{}/{}</td><td>sample #{}<pre>{}</pre></td></tr>\n",
+                           case_name(failure.cell), escape_html(describe_cell(data, failure.cell)),
+                           escape_html(data.cells[failure.cell].cell.id),
+                           core::to_string(failure.outcome), failure.samples,
+                           data.cells[failure.cell].samples, failure.repetition,
+                           escape_html(util::join(failure.last_output, "\n")));
     return out + "</tbody></table></section>\n";
 }
 
@@ -271,7 +266,7 @@ std::string signatures_html(const ReportData& data) {
             out += fmt::format("<tr data-case=\"{}\"><td>{}</td><td>{}</td><td class=\"num\">{}"
                                "</td><td class=\"num\">{}/{}</td><td>sample #{} ({})<pre>{}</pre>"
                                "</td></tr>\n",
-                               short_label(occurrence.cell),
+                               case_name(occurrence.cell),
                                escape_html(describe_cell(data, occurrence.cell)),
                                escape_html(result.cell.id), occurrence.lines, occurrence.samples,
                                result.samples, occurrence.repetition,

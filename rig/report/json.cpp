@@ -36,7 +36,7 @@ Json summary_json(const core::Summary& s, bool with_ci) {
 Json cell_json(const ReportData& data, size_t i) {
     const CellResult& result = data.cells[i];
     Json cell;
-    cell["case"] = case_label(i).substr(0, case_label(i).size() - 1);
+    cell["case"] = case_name(i);
     cell["run"] = result.run_id;
     cell["cell"] = result.cell.id;
     cell["kernel"] = result.cell.kernel_name;
@@ -83,7 +83,7 @@ Json comparison_json(const ReportData& data, const Comparison& c, core::Test tes
     if (c.role == Role::no_twin)
         return nullptr;
     Json out;
-    out["baseline_case"] = case_label(c.twin).substr(0, case_label(c.twin).size() - 1);
+    out["baseline_case"] = case_name(c.twin);
     out["baseline_cell"] = data.cells[c.twin].cell.id;
     out["statistic"] = statistic_name(test);
     out["gain_percent"] = c.gain_percent;
@@ -111,9 +111,7 @@ Json pivot_json(const Pivot& table, const RenderOptions& options) {
         row["cases"] = Json::array();
         for (size_t c = 0; c < table.col_values.size(); ++c) {
             auto cell = table.cell[r][c];
-            row["cases"].push_back(
-                cell ? Json(case_label(*cell).substr(0, case_label(*cell).size() - 1))
-                     : Json(nullptr));
+            row["cases"].push_back(cell ? Json(case_name(*cell)) : Json(nullptr));
         }
         rows.push_back(std::move(row));
     }

@@ -40,8 +40,7 @@ core::Sample new_sample(const SampleContext& context) {
 // A profile that probed nothing says so on the cell as a warning line: an empty set of
 // function counts would read as functions never called.
 void note_empty_profile(const core::Guest& guest, core::Sample& sample) {
-    if (guest.profile.empty() ||
-        (sample.outcome != core::Outcome::ok && sample.outcome != core::Outcome::errors))
+    if (guest.profile.empty() || !core::measured(sample.outcome))
         return;
     std::optional<double> probed = core::metric_value(sample, core::k_profiled_metric);
     if (probed && *probed > 0)

@@ -99,7 +99,7 @@ std::vector<double> values(const bisect::Criterion& criterion,
                            const std::vector<core::Sample>& samples) {
     std::vector<double> out;
     for (const core::Sample& sample : samples) {
-        if (sample.outcome != core::Outcome::ok && sample.outcome != core::Outcome::errors)
+        if (!core::measured(sample.outcome))
             continue;
         if (auto value = bisect::measured_value(criterion, sample))
             out.push_back(*value);
