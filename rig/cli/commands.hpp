@@ -32,6 +32,9 @@ int report_error(const Error& error);
 
 // Makes Ctrl-C, SIGTERM and SIGHUP set the returned flag instead of killing rig: the
 // sample in flight ends cleanly and is stored as aborted, so a resume redoes only it.
+// Ignores SIGPIPE: a peer that goes away mid-write (a libvirtd stopped under its guest,
+// whose socket libvirt's client writes from the caller's thread) is an error for that
+// host, not the death of rig and of every guest it runs.
 const std::atomic<bool>& catch_interrupts();
 
 // Makes the database's writes wait for another process's lock for as long as it is held,
