@@ -68,17 +68,15 @@ std::string method_name(const Comparison& comparison, core::Test test) {
     return std::string(core::test_name(test));
 }
 
-std::string case_label(size_t index) {
-    std::string label;
+std::string case_name(size_t index) {
+    std::string name;
     for (size_t n = index + 1; n > 0; n = (n - 1) / 26)
-        label.insert(label.begin(), static_cast<char>('A' + (n - 1) % 26));
-    return label + ")";
+        name.insert(name.begin(), static_cast<char>('A' + (n - 1) % 26));
+    return name;
 }
 
-std::string case_name(size_t index) {
-    std::string label = case_label(index);
-    label.pop_back();
-    return label;
+std::string case_label(size_t index) {
+    return case_name(index) + ")";
 }
 
 std::string describe_cell(const ReportData& data, size_t cell) {
