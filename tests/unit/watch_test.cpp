@@ -670,12 +670,12 @@ protected:
     }
 };
 
-// The clean runs' head counts are a statistical claim, which the main build checks. Under
-// AddressSanitizer each git a round spawns is forked from a process whose page tables span
-// the shadow memory, which makes a round several times slower: there the same code is
-// walked over a tenth of the heads (CI's sanitized run took 6 minutes with all of them).
+// The clean runs' head counts are a statistical claim, which the main build checks
+// (suite 'noise'). Under the sanitizers each git a round spawns is forked from a process
+// whose page tables span the shadow memory, which makes a round several times slower:
+// there the same code is walked over a tenth of the heads (tests/meson.build).
 int clean_heads(int heads) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RIG_SANITIZED)
     return heads / 10;
 #else
     return heads;
