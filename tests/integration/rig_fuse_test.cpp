@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // rig-fuse on this host rather than in a guest: a folder served through every kind of
-// request it handles, and its invalidation benchmark. Seconds, no guest, so that the
-// sanitized build (suite 'sanitized') runs the daemon's own code under ASan and UBSan.
+// request it handles, and its invalidation benchmark. Seconds, no guest, so that
+// scripts/test's sanitized build runs the daemon's own code under ASan and UBSan.
 #include "proc/process.hpp"
 
 #include <chrono>

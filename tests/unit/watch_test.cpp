@@ -670,21 +670,8 @@ protected:
     }
 };
 
-// The clean runs' head counts are a statistical claim, which the main build checks
-// (suite 'noise'). Under the sanitizers each git a round spawns is forked from a process
-// whose page tables span the shadow memory, which makes a round several times slower:
-// there the same code is walked over a tenth of the heads (tests/meson.build).
-int clean_heads(int heads) {
-#if defined(RIG_SANITIZED)
-    return heads / 10;
-#else
-    return heads;
-#endif
-}
-
 TEST_F(WatchNoise, AHundredCleanHeadsOfRealTcgSamplesGiveNoReport) {
-    EXPECT_EQ(reports_over_heads(clean_heads(100), "", [](core::Sample s) { return s; }), 0u)
-        << log;
+    EXPECT_EQ(reports_over_heads(100, "", [](core::Sample s) { return s; }), 0u) << log;
 }
 
 // TCG's timings spread widely (8.1 to 15.5 s in the pool): a slowdown is told from them
@@ -699,7 +686,7 @@ TEST_F(WatchNoise, APlantedSlowdownIsReportedOnce) {
 
 TEST_F(WatchNoise, FiftyCleanHeadsOfFiveSamplesGiveNoReportEither) {
     EXPECT_EQ(reports_over_heads(
-                  clean_heads(50), "", [](core::Sample s) { return s; }, 5, 5),
+                  50, "", [](core::Sample s) { return s; }, 5, 5),
               0u)
         << log;
 }
