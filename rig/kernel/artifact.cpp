@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Prebuilt kernels in the content-addressed cache: kernels/<id>/{vmlinuz, modules/, meta}.
+// Prebuilt kernels in the content-addressed cache: kernels/<id>/{vmlinuz or vmlinux,
+// modules/, meta}.
 #include "kernel/artifact.hpp"
 
 #include "core/diagnostic.hpp"
@@ -47,10 +48,19 @@ std::string meta_text(const Artifact& artifact) {
     return text;
 }
 
+// An artifact's image: its bzImage (vmlinuz), or the ELF vmlinux alone for a git kernel
+// built for PVH (kernel/config.hpp, image_target); empty when the folder holds neither.
+fs::path image_in(const fs::path& dir) {
+    for (const char* name : {"vmlinuz", "vmlinux"})
+        if (fs::is_regular_file(dir / name))
+            return dir / name;
+    return {};
+}
+
 Artifact load_artifact(const fs::path& dir) {
     Artifact artifact;
     artifact.id = dir.filename().string();
-    artifact.image = dir / "vmlinuz";
+    artifact.image = image_in(dir);
     artifact.boot_image = extract_vmlinux(artifact.image).value_or(artifact.image);
     for (const std::string& line : util::split(util::read_file(dir / "meta"), '\n')) {
         size_t eq = line.find('=');
@@ -67,9 +77,10 @@ Artifact load_artifact(const fs::path& dir) {
     return artifact;
 }
 
-// Moves an unpacked tree (vmlinuz + lib/modules) into kernels/<id>, keyed by content.
+// Moves an unpacked tree (vmlinuz or vmlinux, and lib/modules) into kernels/<id>, keyed by
+// the image's content.
 Expected<Artifact> adopt(const fs::path& staging, Artifact artifact, const fs::path& cache) {
-    artifact.image_sha256 = RIG_TRY(util::sha256_file(staging / "vmlinuz"));
+    artifact.image_sha256 = RIG_TRY(util::sha256_file(image_in(staging)));
     artifact.id = artifact.image_sha256.substr(0, 16);
     RIG_TRY(util::write_file_atomically(staging / "meta", meta_text(artifact)));
     fs::path target = cache / "kernels" / artifact.id;
@@ -367,7 +378,7 @@ std::optional<Artifact> load_index(const fs::path& index, const fs::path& cache)
         return std::nullopt;
     std::string id(util::trim(util::read_file(index)));
     fs::path dir = cache / "kernels" / id;
-    if (id.empty() || !fs::exists(dir / "meta") || !fs::exists(dir / "vmlinuz"))
+    if (id.empty() || !fs::exists(dir / "meta") || image_in(dir).empty())
         return std::nullopt;
     return load_artifact(dir);
 }

@@ -16,10 +16,12 @@ namespace rig::kernel {
 struct Artifact {
     std::string id; // first 16 hex digits of the image's sha256
     std::string image_sha256;
-    std::filesystem::path image; // bzImage / vmlinuz
-    // What guests boot: the ELF vmlinux inside the bzImage when it could be extracted
-    // (QEMU starts it through PVH, without firmware or in-guest decompression, seconds
-    // faster under TCG), else the bzImage itself.
+    // The kernel as built or fetched: a bzImage (vmlinuz), or for a git kernel built for
+    // PVH the ELF vmlinux alone (kernel/config.hpp, image_target).
+    std::filesystem::path image;
+    // What guests boot: the ELF vmlinux (inside the bzImage, when it could be extracted)
+    // when QEMU can start it through PVH, without firmware or in-guest decompression,
+    // seconds faster under TCG; else the bzImage itself.
     std::filesystem::path boot_image;
     std::filesystem::path modules_dir; // lib/modules/RELEASE with modules.dep, or empty
     std::string release;               // uname -r of the kernel
@@ -75,7 +77,7 @@ Error locate(const Error& error, const core::Scenario& scenario, const core::Ker
 // For builders: a fresh folder under cache/tmp to stage an artifact in.
 Expected<std::filesystem::path> make_staging(const std::filesystem::path& cache);
 
-// Moves a staged folder (vmlinuz, optionally vmlinux beside it and lib/modules/RELEASE)
+// Moves a staged folder (vmlinuz or vmlinux or both, and lib/modules/RELEASE)
 // into kernels/<id>, keyed by the image's content, and writes `index` naming that id, so
 // that the next request finds it without building. `artifact` gives release and package.
 Expected<Artifact> adopt_staged(const std::filesystem::path& staging, Artifact artifact,

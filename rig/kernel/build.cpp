@@ -29,16 +29,20 @@ fs::path absolute_from(const fs::path& base, const std::string& path) {
     return p.is_absolute() ? p.lexically_normal() : fs::absolute(base / p).lexically_normal();
 }
 
-// The built kernel (and its modules) copied out of the build folder into the cache.
-Expected<Artifact> collect_artifact(ConfinedTree& tree, bool modules, const fs::path& cache,
-                                    const fs::path& index, Builder& builder) {
+// The built kernel (and its modules) copied out of the build folder into the cache: the
+// vmlinux, and the bzImage when make built one (a folder's bzImage from an earlier build
+// of another target may be stale).
+Expected<Artifact> collect_artifact(ConfinedTree& tree, const std::string& target, bool modules,
+                                    const fs::path& cache, const fs::path& index,
+                                    Builder& builder) {
     const fs::path& out = tree.real_out();
     fs::path staging = RIG_TRY(make_staging(cache));
     std::error_code ec;
     Artifact artifact;
     artifact.release =
         std::string(util::trim(util::read_file(out / "include/config/kernel.release")));
-    fs::copy_file(out / "arch/x86/boot/bzImage", staging / "vmlinuz", ec);
+    if (target == "bzImage")
+        fs::copy_file(out / "arch/x86/boot/bzImage", staging / "vmlinuz", ec);
     if (!ec)
         fs::copy_file(out / "vmlinux", staging / "vmlinux", ec);
     // The .config travels with the kernel: a report of a culprit built long ago, or by
@@ -137,12 +141,15 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
         return finish(core::BuildOutcome::config_error, util::join(problems, "\n"));
 
     bool modules = uses_modules(actual);
+    const std::string target = image_target(actual);
     builder.report(modules ? "building (with modules)" : "building");
-    if (auto errors = RIG_TRY(run_make(builder, tree, modules, settings, result.config_hash)))
+    if (auto errors =
+            RIG_TRY(run_make(builder, tree, target, modules, settings, result.config_hash)))
         return finish(core::BuildOutcome::build_failed, *errors);
 
     builder.report("collecting");
-    result.artifact = RIG_TRY(collect_artifact(tree, modules, settings.cache, index, builder));
+    result.artifact =
+        RIG_TRY(collect_artifact(tree, target, modules, settings.cache, index, builder));
     return finish(core::BuildOutcome::ok, "");
 }
 

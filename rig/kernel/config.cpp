@@ -192,4 +192,9 @@ bool uses_modules(const ConfigValues& config) {
     return false;
 }
 
+std::string image_target(const ConfigValues& config) {
+    auto pvh = config.find("CONFIG_PVH");
+    return pvh != config.end() && pvh->second == "y" ? "vmlinux" : "bzImage";
+}
+
 } // namespace rig::kernel

@@ -173,7 +173,8 @@ MakeTools make_tools(ConfinedTree& tree, const BuildSettings& settings) {
     return tools;
 }
 
-Expected<std::optional<std::string>> run_make(Builder& builder, ConfinedTree& tree, bool modules,
+Expected<std::optional<std::string>> run_make(Builder& builder, ConfinedTree& tree,
+                                              const std::string& target, bool modules,
                                               const BuildSettings& settings,
                                               const std::string& config_hash) {
     // All cores unless told, ccache when there is one, and the build identity that keeps
@@ -183,7 +184,7 @@ Expected<std::optional<std::string>> run_make(Builder& builder, ConfinedTree& tr
         "make", "-C", tree.src().string(), "O=" + tree.out().string(),
         "-j" + std::to_string(settings.jobs > 0 ? settings.jobs : default_jobs())};
     argv.insert(argv.end(), tools.args.begin(), tools.args.end());
-    argv.push_back("bzImage");
+    argv.push_back(target);
     if (modules)
         argv.push_back("modules");
     const fs::path make_log = builder.log_path().string() + ".make";

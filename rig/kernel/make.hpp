@@ -24,10 +24,11 @@ struct MakeTools {
 };
 MakeTools make_tools(ConfinedTree& tree, const BuildSettings& settings);
 
-// Runs make in the tree's build folder, confined, with its output in the build log.
-// Returns the first compiler errors when make failed. A cold build's object count and
-// time are kept for the next one's progress line.
-Expected<std::optional<std::string>> run_make(Builder& builder, ConfinedTree& tree, bool modules,
+// Runs make for `target` (image_target: vmlinux or bzImage) in the tree's build folder,
+// confined, with its output in the build log. Returns the first compiler errors when make
+// failed. A cold build's object count and time are kept for the next one's progress line.
+Expected<std::optional<std::string>> run_make(Builder& builder, ConfinedTree& tree,
+                                              const std::string& target, bool modules,
                                               const BuildSettings& settings,
                                               const std::string& config_hash);
 

@@ -18,7 +18,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_kernel_name = "bzImage";
+// The kernel keeps its kind's name: a bzImage, or the ELF vmlinux of a git kernel built
+// for PVH (QEMU's -kernel boots either).
+constexpr const char* k_bzimage_name = "bzImage";
+constexpr const char* k_vmlinux_name = "vmlinux";
 constexpr const char* k_initrd_name = "initrd.cpio";
 constexpr const char* k_etc_name = "etc";
 constexpr const char* k_work_name = "work";
@@ -62,7 +65,8 @@ std::string readme(const ReproducerParts& parts, const std::string& name) {
            name + std::string(k_tarball_suffix) + " && " + name +
            "/run.sh\n"
            "\n"
-           "run.sh boots bzImage with initrd.cpio, which holds rig's guest agent (init) and\n"
+           "run.sh boots the kernel (bzImage, or vmlinux for a kernel rig built) with\n"
+           "initrd.cpio, which holds rig's guest agent (init) and\n"
            "the workload, over a fresh copy of work.orig/ as the work share. The guest sees\n"
            "this host's /usr (its compiler and libraries) and etc/ (what a compile needs of\n"
            "/etc) read-only: a Debian 12 host gives it what rig's guest had. The kernel's\n"
@@ -82,10 +86,14 @@ std::string reproducer_folder(const std::string& file_name) {
     return file_name;
 }
 
-vm::GuestSpec reproducer_spec(const vm::GuestSpec& spec) {
+std::string reproducer_kernel_name(const fs::path& image) {
+    return image.filename() == k_vmlinux_name ? k_vmlinux_name : k_bzimage_name;
+}
+
+vm::GuestSpec reproducer_spec(const vm::GuestSpec& spec, const std::string& kernel) {
     vm::GuestSpec seen = spec;
     seen.name = "rig-reproducer";
-    seen.kernel = k_kernel_name;
+    seen.kernel = kernel;
     seen.initrd = k_initrd_name;
     seen.console_log = "console.log";
     seen.channel_log = "channel.log";
@@ -106,8 +114,8 @@ vm::GuestSpec reproducer_spec(const vm::GuestSpec& spec) {
     return seen;
 }
 
-std::string reproducer_script(const vm::GuestSpec& spec) {
-    const vm::GuestSpec seen = reproducer_spec(spec);
+std::string reproducer_script(const vm::GuestSpec& spec, const std::string& kernel) {
+    const vm::GuestSpec seen = reproducer_spec(spec, kernel);
     std::string script = "#!/bin/sh\n"
                          "# rig's sample without rig: README says what each file is.\n"
                          "set -eu\n"
@@ -139,14 +147,15 @@ std::string reproducer_script(const vm::GuestSpec& spec) {
 }
 
 Expected<void> write_recipe(const vm::GuestSpec& spec, const fs::path& image, const fs::path& dir) {
+    const std::string kernel = reproducer_kernel_name(image);
     std::string files;
     if (!image.empty())
-        files += std::string(k_kernel_name) + "\t" + image.string() + "\n";
+        files += kernel + "\t" + image.string() + "\n";
     for (const vm::Share& share : spec.shares)
         if (share.tag == guest::k_etc_tag && !share.path.empty())
             files += std::string(k_etc_name) + "\t" + share.path.string() + "\n";
     RIG_TRY(util::write_file_atomically(dir / k_recipe_files, files));
-    return util::write_file_atomically(dir / k_recipe_script, reproducer_script(spec));
+    return util::write_file_atomically(dir / k_recipe_script, reproducer_script(spec, kernel));
 }
 
 Expected<void> write_reproducer(const ReproducerParts& parts, const fs::path& tarball) {
@@ -181,12 +190,15 @@ Expected<void> write_reproducer(const ReproducerParts& parts, const fs::path& ta
     RIG_TRY(prepare_share(parts.workload, top / "work.orig"));
     if (!parts.kernel_config.empty())
         RIG_TRY(util::write_file_atomically(top / "config", parts.kernel_config));
-    else if (auto kernel = files.find(k_kernel_name); kernel != files.end()) {
-        // A kernel rig built keeps its .config beside it in the cache (kernel/build.cpp).
-        const fs::path config = kernel->second.parent_path() / "config";
-        if (fs::is_regular_file(config, ec))
-            RIG_TRY(copy(config, top / "config"));
-    }
+    else
+        for (const char* kernel_name : {k_bzimage_name, k_vmlinux_name})
+            if (auto kernel = files.find(kernel_name); kernel != files.end()) {
+                // A kernel rig built keeps its .config beside it in the cache
+                // (kernel/build.cpp).
+                const fs::path config = kernel->second.parent_path() / "config";
+                if (fs::is_regular_file(config, ec))
+                    RIG_TRY(copy(config, top / "config"));
+            }
     RIG_TRY(util::write_file_atomically(top / "README", readme(parts, name)));
     // One order, owner and time for every entry: the same reproducer packs the same way.
     const fs::path packed = staging / (name + std::string(k_tarball_suffix));

@@ -26,19 +26,25 @@ std::string reproducer_folder(const std::string& file_name);
 inline constexpr const char* k_recipe_script = "reproduce.sh";
 inline constexpr const char* k_recipe_files = "reproduce.files";
 
-// The spec as the reproducer's folder has it: the kernel `bzImage`, `initrd.cpio`,
-// rig's copy of /etc as `etc/`, the work share `work/`, the logs in the folder itself;
-// the host's /usr and a scenario's host paths as they are; no request trace (its counts
-// are rig's, read from a log a person does not need).
-vm::GuestSpec reproducer_spec(const vm::GuestSpec& spec);
+// The name the kernel `image` has in the reproducer's folder: `vmlinux` for the ELF
+// vmlinux of a git kernel built for PVH, `bzImage` for any other.
+std::string reproducer_kernel_name(const std::filesystem::path& image);
 
-// The script that boots reproducer_spec(spec) from the reproducer's folder: a fresh copy
-// of `work.orig/` as the work share, virtiofsd first for a virtiofs cell, then QEMU.
-std::string reproducer_script(const vm::GuestSpec& spec);
+// The spec as the reproducer's folder has it: the kernel as `kernel`
+// (reproducer_kernel_name), `initrd.cpio`, rig's copy of /etc as `etc/`, the work share
+// `work/`, the logs in the folder itself; the host's /usr and a scenario's host paths as
+// they are; no request trace (its counts are rig's, read from a log a person does not
+// need).
+vm::GuestSpec reproducer_spec(const vm::GuestSpec& spec, const std::string& kernel);
+
+// The script that boots reproducer_spec(spec, kernel) from the reproducer's folder: a
+// fresh copy of `work.orig/` as the work share, virtiofsd first for a virtiofs cell, then
+// QEMU.
+std::string reproducer_script(const vm::GuestSpec& spec, const std::string& kernel);
 
 // Writes the recipe of the sample whose guest is `spec` into `dir`: the script, and the
-// host files it needs (`image`, the kernel as a bzImage, which QEMU boots as it boots the
-// ELF vmlinux rig starts at its PVH entry).
+// host files it needs (`image`, the artifact's kernel: a bzImage, which QEMU boots as it
+// boots the ELF vmlinux rig starts at its PVH entry, or that vmlinux itself).
 Expected<void> write_recipe(const vm::GuestSpec& spec, const std::filesystem::path& image,
                             const std::filesystem::path& dir);
 
@@ -49,7 +55,7 @@ struct ReproducerParts {
     std::string about;                // what it reproduces: the README's first lines
 };
 
-// The tarball: a folder named reproducer_folder(its name) holding run.sh, bzImage,
+// The tarball: a folder named reproducer_folder(its name) holding run.sh, the kernel,
 // initrd.cpio, etc/, work.orig/, config and README. Written whole, then renamed into
 // place, so that a kill never leaves half of one.
 Expected<void> write_reproducer(const ReproducerParts& parts, const std::filesystem::path& tarball);

@@ -502,9 +502,10 @@ TEST(Bisect, EndpointsThatDoNotReproduceGiveAClearMessage) {
 }
 
 // backend slurm: each sample is a job on a one-node cluster, the builds stay here (the
-// endpoints are cached by the test above).
+// endpoints are cached by the test above). A cluster of its own, on ports of its own: the
+// slurm suite's may be running at the same time in scripts/test's other lane.
 TEST(Bisect, SamplesRunAsSlurmJobsWithBackendSlurm) {
-    rig::test::SlurmCluster cluster;
+    rig::test::SlurmCluster cluster("slurm-cluster-bisect", "16837,16838");
     Scratch scratch("slurm");
     const FunctionalHistory& h = functional_history();
     fs::path scenario = write_scenario(scratch, "bisect-slurm");

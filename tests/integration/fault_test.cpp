@@ -441,7 +441,7 @@ TEST(Faults, KillDuringAKernelBuildLeavesNoMakeAndTheRerunBuilds) {
         for (int pid : processes_mentioning(out_seen)) {
             auto args =
                 rig::util::split(read_text("/proc/" + std::to_string(pid) + "/cmdline"), '\0');
-            making = making || std::find(args.begin(), args.end(), "bzImage") != args.end();
+            making = making || std::find(args.begin(), args.end(), "vmlinux") != args.end();
         }
         if (!making)
             return false;

@@ -232,7 +232,7 @@ TEST(GitKernel, CtrlCStopsABuildWithinSeconds) {
     // The long make, past tinyconfig and olddefconfig. Its folder is seeded from the cold
     // build's, so it may have little to rebuild: interrupt it as soon as it runs.
     ASSERT_TRUE(rig::test::wait_while_running(rig, std::chrono::minutes(30), [&] {
-        auto building = processes_mentioning("bzImage");
+        auto building = processes_mentioning("vmlinux");
         for (int pid : processes_mentioning(make))
             if (std::find(building.begin(), building.end(), pid) != building.end())
                 return true;

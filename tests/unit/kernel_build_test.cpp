@@ -127,6 +127,9 @@ TEST_F(KernelBuild, BuildsThenASecondRequestIsACacheHitWithNoMakeRun) {
     ASSERT_TRUE(first.artifact);
     EXPECT_EQ(first.artifact->release, "6.1.0-fake");
     EXPECT_TRUE(fs::exists(first.artifact->image));
+    // base boots through PVH: make built the vmlinux alone, which is the image.
+    EXPECT_EQ(first.artifact->image.filename(), "vmlinux");
+    EXPECT_FALSE(fs::exists(first.artifact->image.parent_path() / "vmlinuz"));
     // Its .config travels with it, for a report made long after.
     EXPECT_NE(read(first.artifact->image.parent_path() / "config").find("CONFIG_PRINTK=y"),
               std::string::npos);
@@ -581,6 +584,20 @@ TEST(KernelBuildText, RequestPathsAreRelativeToTheScenario) {
     EXPECT_EQ(request.patches[1], fs::path("/abs/b.patch"));
     EXPECT_EQ(request.fragments, (std::vector<std::string>{"base", "debug"}));
     EXPECT_EQ(request.fragment_dirs[0], fs::path("/s/scenarios"));
+}
+
+TEST_F(KernelBuild, AConfigWithoutPvhBuildsAndKeepsTheBzImage) {
+    GitRequest without = request();
+    without.options = {{"CONFIG_PVH", "n"}};
+    BuildResult built = build(without);
+    ASSERT_EQ(built.outcome, BuildOutcome::ok) << built.error_lines;
+    ASSERT_TRUE(built.artifact);
+    EXPECT_EQ(built.artifact->image.filename(), "vmlinuz");
+    // Not an ELF with the PVH note: guests boot the bzImage.
+    EXPECT_EQ(built.artifact->boot_image, built.artifact->image);
+    // A second request finds it by its bzImage.
+    BuildResult again = build(without);
+    EXPECT_TRUE(again.cache_hit);
 }
 
 TEST(KernelArtifactRecord, TheCacheAndTheDatabaseKeepEveryField) {

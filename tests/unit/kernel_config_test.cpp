@@ -41,6 +41,8 @@ TEST(KernelConfig, BuiltinFragmentsAreThereAndBaseHas9pWithInet) {
           "CONFIG_PVPANIC_PCI", "CONFIG_PVH", "CONFIG_DEVTMPFS", "CONFIG_BLK_DEV_INITRD"})
         EXPECT_EQ(values[symbol], "y") << symbol;
     EXPECT_FALSE(uses_modules(values)) << "base builds everything in";
+    EXPECT_EQ(image_target(values), "vmlinux") << "base boots through PVH: no bzImage";
+    EXPECT_EQ(image_target(parse_config("# CONFIG_PVH is not set\n")), "bzImage");
     auto debug = parse_config(*fragment_text("debug", {}));
     auto release = parse_config(*fragment_text("release", {}));
     EXPECT_EQ(debug["CONFIG_PROVE_LOCKING"], "y");

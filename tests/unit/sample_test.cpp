@@ -149,6 +149,20 @@ TEST(RunSample, KeepsARecipeThatATarballBootsWithoutRig) {
     EXPECT_TRUE(has(none.error().message, "keeps no reproducer recipe")) << none.error().message;
 }
 
+// A git kernel built for PVH has no bzImage: its reproducer boots the vmlinux by that name.
+TEST(RunSample, AVmlinuxKernelKeepsItsNameInTheRecipe) {
+    Bench bench;
+    bench.kernel.image = bench.dir.path() / "vmlinux";
+    std::ofstream(bench.kernel.image) << "kernel";
+    FakeHypervisor hypervisor(test::finished_guest(0));
+    bench.run(hypervisor);
+    const std::filesystem::path sample = bench.dir.path() / "sample";
+    EXPECT_TRUE(has(util::read_file(sample / run::k_recipe_script),
+                    "-kernel \\\n    vmlinux \\\n    -initrd"));
+    EXPECT_TRUE(has(util::read_file(sample / run::k_recipe_files),
+                    "vmlinux\t" + bench.kernel.image.string()));
+}
+
 // A virtiofs cell's reproducer starts virtiofsd in the background and waits for its
 // socket before QEMU starts; the script is one the shell parses.
 TEST(RunSample, AVirtiofsRecipeStartsItsDaemonInTheBackgroundFirst) {
@@ -160,7 +174,7 @@ TEST(RunSample, AVirtiofsRecipeStartsItsDaemonInTheBackgroundFirst) {
     for (vm::Share& share : spec.shares)
         if (share.tag == "work")
             share.kind = vm::ShareKind::virtiofs;
-    const std::string script = run::reproducer_script(spec);
+    const std::string script = run::reproducer_script(spec, "bzImage");
     const size_t daemon = script.find("virtiofsd");
     const size_t background = script.find(" &\ntrap 'kill $! 2>/dev/null || true' EXIT\n");
     const size_t qemu = script.find("qemu-system-x86_64");
