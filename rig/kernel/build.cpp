@@ -41,7 +41,7 @@ Expected<Artifact> collect_artifact(ConfinedTree& tree, const std::string& targe
     Artifact artifact;
     artifact.release =
         std::string(util::trim(util::read_file(out / "include/config/kernel.release")));
-    if (target == "bzImage")
+    if (target == k_bzimage_target)
         fs::copy_file(out / "arch/x86/boot/bzImage", staging / "vmlinuz", ec);
     if (!ec)
         fs::copy_file(out / "vmlinux", staging / "vmlinux", ec);

@@ -194,7 +194,7 @@ bool uses_modules(const ConfigValues& config) {
 
 std::string image_target(const ConfigValues& config) {
     auto pvh = config.find("CONFIG_PVH");
-    return pvh != config.end() && pvh->second == "y" ? "vmlinux" : "bzImage";
+    return pvh != config.end() && pvh->second == "y" ? k_vmlinux_target : k_bzimage_target;
 }
 
 } // namespace rig::kernel

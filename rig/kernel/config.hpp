@@ -58,6 +58,8 @@ bool uses_modules(const ConfigValues& config);
 // The image make builds: the ELF vmlinux alone when QEMU can start it through PVH
 // (CONFIG_PVH=y), which spares every build the bzImage's compression and setup code
 // (about 3 s of an incremental build on two cores); the bzImage otherwise.
+inline constexpr const char* k_vmlinux_target = "vmlinux";
+inline constexpr const char* k_bzimage_target = "bzImage";
 std::string image_target(const ConfigValues& config);
 
 } // namespace rig::kernel

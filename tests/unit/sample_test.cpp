@@ -107,16 +107,26 @@ TEST(RunSample, FinishedWorkloadIsOk) {
     EXPECT_EQ(hypervisor.destroyed(), 0); // it powered off by itself
 }
 
+namespace {
+
+// Runs one sample whose kernel image is a file named `image_name`; returns the sample's
+// folder, which holds its reproducer recipe.
+std::filesystem::path sample_with_kernel(Bench& bench, const char* image_name) {
+    bench.kernel.image = bench.dir.path() / image_name;
+    std::ofstream(bench.kernel.image) << "kernel";
+    FakeHypervisor hypervisor(test::finished_guest(0));
+    bench.run(hypervisor);
+    return bench.dir.path() / "sample";
+}
+
+} // namespace
+
 // What a report packs for a maintainer (run/reproducer.hpp): the sample's guest as a
 // script over the reproducer's own names, then a tarball of it that packs the same way
 // each time.
 TEST(RunSample, KeepsARecipeThatATarballBootsWithoutRig) {
     Bench bench;
-    bench.kernel.image = bench.dir.path() / "bzImage";
-    std::ofstream(bench.kernel.image) << "kernel";
-    FakeHypervisor hypervisor(test::finished_guest(0));
-    bench.run(hypervisor);
-    const std::filesystem::path sample = bench.dir.path() / "sample";
+    const std::filesystem::path sample = sample_with_kernel(bench, "bzImage");
     const std::string script = util::read_file(sample / run::k_recipe_script);
     EXPECT_TRUE(has(script, "cp -a work.orig work\n")) << script;
     EXPECT_TRUE(has(script, "exec qemu-system-x86_64")) << script;
@@ -152,11 +162,7 @@ TEST(RunSample, KeepsARecipeThatATarballBootsWithoutRig) {
 // A git kernel built for PVH has no bzImage: its reproducer boots the vmlinux by that name.
 TEST(RunSample, AVmlinuxKernelKeepsItsNameInTheRecipe) {
     Bench bench;
-    bench.kernel.image = bench.dir.path() / "vmlinux";
-    std::ofstream(bench.kernel.image) << "kernel";
-    FakeHypervisor hypervisor(test::finished_guest(0));
-    bench.run(hypervisor);
-    const std::filesystem::path sample = bench.dir.path() / "sample";
+    const std::filesystem::path sample = sample_with_kernel(bench, "vmlinux");
     EXPECT_TRUE(has(util::read_file(sample / run::k_recipe_script),
                     "-kernel \\\n    vmlinux \\\n    -initrd"));
     EXPECT_TRUE(has(util::read_file(sample / run::k_recipe_files),
