@@ -82,15 +82,7 @@ void Group::finish() {
         while (reaped < 0 && errno == EINTR);
         m_status = reaped == m_pid ? status : k_lost_status;
     }
-    reap_watcher();
-}
-
-void Group::reap_watcher() {
-    if (m_watcher <= 0)
-        return;
-    // Not reaped yet, so the number is still the watcher's own.
-    kill_and_reap(m_watcher);
-    m_watcher = -1;
+    reap_watcher(m_watcher);
 }
 
 } // namespace rig::proc

@@ -47,10 +47,8 @@ public:
     void finish();
 
 private:
-    void reap_watcher();
-
     pid_t m_pid;
-    pid_t m_watcher;
+    Watcher m_watcher;
     std::optional<int> m_status; // raw wait status once reaped
 };
 

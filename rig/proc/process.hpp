@@ -94,8 +94,8 @@ struct SpawnOptions {
 
 // A long-running child such as QEMU, virtiofsd or make, with stdin from /dev/null, in its
 // own process group. When rig dies, even by SIGKILL, the whole group dies with it: SIGTERM
-// first (make deletes the targets it was writing), SIGKILL 3 s later. A watcher, a forked
-// copy of rig named rig-watcher, stays in the group for that (PR_SET_PDEATHSIG alone would
+// first (make deletes the targets it was writing), SIGKILL 3 s later. A watcher named
+// rig-watcher (watcher.hpp) stays in the group for that (PR_SET_PDEATHSIG alone would
 // reach the leader, not what it started). The group is killed with SIGKILL when the Child
 // is destroyed while still running. Once it has exited (seen by running(), wait_for() or
 // stop()) it is reaped and the rest of its process group is killed.

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: MIT
-// Spawning with Boost.Process: a new process group, its watcher forked first, own stdio.
+// Spawning with Boost.Process: a new process group, its watcher started first, own stdio.
 #include "proc/spawn.hpp"
 
 #include "proc/fd.hpp"
 #include "proc/process.hpp"
+#include "proc/watcher.hpp"
 
+// Boost 1.74 offers vfork only where the feature macros say POSIX.1-2001 and not later
+// (vfork left the standard in 2008); Linux's C library has it, and this says so.
+#define BOOST_POSIX_HAS_VFORK 1
 #include <boost/process/args.hpp>
 #include <boost/process/child.hpp>
 #include <boost/process/exe.hpp>
 #include <boost/process/extend.hpp>
+#include <boost/process/posix.hpp>
 #include <cerrno>
 #include <csignal>
 #include <fcntl.h>
@@ -18,6 +23,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <system_error>
 #include <unistd.h>
@@ -30,31 +36,39 @@ namespace bp = boost::process;
 using namespace std::chrono_literals;
 
 // Exit code of a child whose setup between fork and exec failed; the parent sees the
-// error through Boost's exec-error pipe, never this code.
+// error (Launch::setup_error, or Boost's exec-error pipe), never this code.
 constexpr int k_setup_failed = 127;
-// What a child's group gets when rig dies: SIGTERM first, so that make deletes the targets
-// it was writing and a kernel build folder stays usable; SIGKILL after the grace.
-constexpr int k_parent_died = SIGTERM;
-constexpr int k_watcher_wakeup = SIGUSR1;
-constexpr auto k_orphan_grace = 3s;
+
+// How the child is made. A shared-memory child (vfork) copies nothing of rig, which under
+// the address sanitizer is hundreds of MB of page tables; it runs in rig's memory until it
+// execs, with rig's thread suspended, and so must not allocate nor take a lock. A user
+// namespace cannot be entered from it (unshare refuses a process that shares its memory):
+// that child is forked.
+enum class Fork { copy, shared_memory };
 
 // Boost.Process extension doing what Boost cannot: a new process group, PDEATHSIG, stdio
 // from our own CLOEXEC descriptors, and reaping the pid Boost forgets on exec failure.
 class ChildSetup final : public bp::extend::handler {
 public:
-    explicit ChildSetup(Launch& launch) : m_launch(launch) {}
+    ChildSetup(Launch& launch, Fork fork) : m_launch(launch), m_fork(fork) {}
 
     template <class Executor> void on_setup(Executor& exec) const {
         if (!m_launch.envp.empty())
             exec.env = m_launch.envp.data();
     }
 
-    // Runs in the forked child: async-signal-safe calls only.
+    // Runs in the child before exec: async-signal-safe calls only, and no allocation.
     template <class Executor> void on_exec_setup(Executor& exec) const {
-        auto die = [&exec](const char* what) {
+        auto die = [&exec, this](const char* what) {
             int error = errno;
-            // Boost sends this to the parent through its exec-error pipe.
-            exec.set_error(std::error_code(error, std::system_category()), what);
+            if (m_fork == Fork::shared_memory) {
+                // Read by on_success in rig once the child has left its memory.
+                m_launch.setup_errno = error;
+                m_launch.setup_failure = what;
+            } else {
+                // Boost sends this to the parent through its exec-error pipe.
+                exec.set_error(std::error_code(error, std::system_category()), what);
+            }
             ::_exit(k_setup_failed);
         };
         // Its own group, so a timeout or stop() reaches everything it starts, and a
@@ -70,7 +84,7 @@ public:
         // After the user is dropped: a change of credentials clears it. PDEATHSIG fires when the
         // *thread* that forked exits, not the process: a Child must be spawned from a long-lived
         // thread (the main thread). run() is safe from any thread because it waits for the child in
-        // the thread that forked it. The rest of the group is the watcher's (watch_group).
+        // the thread that forked it. The rest of the group is the watcher's (watcher.hpp).
         if (::prctl(PR_SET_PDEATHSIG, k_parent_died) != 0)
             die("prctl(PR_SET_PDEATHSIG) failed");
         // rig may have died between fork and prctl; then no signal will ever come.
@@ -80,15 +94,6 @@ public:
             if (::dup2(m_launch.stdio[target], target) < 0)
                 die("dup2 failed");
         }
-        // A blocked mask and ignored signals survive exec: a child must not inherit
-        // rig's blocked SIGTERM, nor an ignored SIGPIPE that turns `cmd | head` into
-        // EPIPE errors.
-        sigset_t none;
-        ::sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
-        struct sigaction default_action {};
-        default_action.sa_handler = SIG_DFL;
-        ::sigaction(SIGPIPE, &default_action, nullptr);
         if (!m_launch.cwd.empty() && ::chdir(m_launch.cwd.c_str()) != 0)
             die("chdir failed");
         // Before exec, so that every thread the program starts is born on these CPUs.
@@ -105,6 +110,23 @@ public:
             errno = ECHILD;
             die("the group's watcher did not join");
         }
+        // A blocked mask and ignored signals survive exec: a child must not inherit
+        // rig's blocked SIGTERM, nor an ignored SIGPIPE that turns `cmd | head` into
+        // EPIPE errors. Last, just before exec: a signal caught in between would run one of
+        // rig's handlers, in rig's memory when the child shares it.
+        struct sigaction default_action {};
+        default_action.sa_handler = SIG_DFL;
+        ::sigaction(SIGPIPE, &default_action, nullptr);
+        sigset_t none;
+        ::sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    }
+
+    // In rig, once the child has exec'd or died: a shared-memory child's setup failure.
+    template <class Executor> void on_success(Executor& exec) const {
+        if (m_launch.setup_failure)
+            exec.set_error(std::error_code(m_launch.setup_errno, std::system_category()),
+                           m_launch.setup_failure);
     }
 
     // On exec failure Boost returns an empty child and never waits for the pid it forked.
@@ -198,65 +220,19 @@ private:
         out[at] = '\0';
     }
 
+    // System calls, not libc's setuid and friends: in a process of many threads those
+    // signal each thread to change its credentials too, and a shared-memory child would
+    // signal rig's.
     bool drop_user() const {
-        return ::setgroups(m_launch.groups.size(), m_launch.groups.data()) == 0 &&
-               ::setgid(m_launch.gid) == 0 && ::setuid(m_launch.uid) == 0 &&
-               ::setuid(0) != 0; // no way back
+        return ::syscall(SYS_setgroups, m_launch.groups.size(), m_launch.groups.data()) == 0 &&
+               ::syscall(SYS_setresgid, m_launch.gid, m_launch.gid, m_launch.gid) == 0 &&
+               ::syscall(SYS_setresuid, m_launch.uid, m_launch.uid, m_launch.uid) == 0 &&
+               ::syscall(SYS_setuid, 0) != 0; // no way back
     }
 
     Launch& m_launch;
+    Fork m_fork;
 };
-
-// Runs in a forked copy of rig that joins the child's process group before the child
-// execs and stops the whole group once rig dies, even by SIGKILL: PR_SET_PDEATHSIG
-// reaches the leader alone, and a killed make would leave its sub-makes and compilers
-// running in the build folder. The grace is measured once it has left the group, so that
-// it can tell when the rest is gone. Async-signal-safe calls only: rig is multithreaded
-// and another thread may have held any lock at the fork.
-[[noreturn]] void watch_group(pid_t rig, int from_leader, int to_leader) {
-    sigset_t all;
-    ::sigfillset(&all);
-    ::sigprocmask(SIG_SETMASK, &all, nullptr);
-    ::prctl(PR_SET_PDEATHSIG, k_watcher_wakeup);
-    ::prctl(PR_SET_NAME, "rig-watcher");
-    // The leader's pid, once it has its group; end of file: it never got that far.
-    pid_t group = -1;
-    if (::read(from_leader, &group, sizeof group) != sizeof group || ::setpgid(0, group) != 0)
-        ::_exit(0);
-    char joined = 1;
-    (void)::write(to_leader, &joined, 1);
-    // rig's descriptors would keep pipes from reaching EOF and flocks held after rig died.
-    ::close_range(0, ~0U, 0);
-    sigset_t wakeup;
-    ::sigemptyset(&wakeup);
-    ::sigaddset(&wakeup, k_watcher_wakeup);
-    // rig may have died before the prctl; a stray SIGUSR1 to the group changes nothing.
-    while (::getppid() == rig)
-        ::sigwaitinfo(&wakeup, nullptr);
-    ::setpgid(0, 0);
-    ::kill(-group, k_parent_died);
-    constexpr timespec k_pause{0, 50'000'000};
-    for (auto waited = 0ms; waited < k_orphan_grace && ::kill(-group, 0) == 0; waited += 50ms)
-        ::nanosleep(&k_pause, nullptr);
-    ::kill(-group, SIGKILL);
-    ::_exit(0);
-}
-
-// Forks the watcher of the next child's group, which waits for that child's pid (see
-// watch_group and ChildSetup). `to_leader` is the watcher's alone once this returns.
-Expected<pid_t> spawn_watcher(pid_t rig, const Pipe& from_leader, Pipe& to_leader) {
-    pid_t pid = ::fork();
-    if (pid == 0) {
-        // Its own copy of the write end would keep it from ever seeing end of file.
-        ::close(from_leader.write.get());
-        watch_group(rig, from_leader.read.get(), to_leader.write.get());
-    }
-    if (pid < 0)
-        return fail(ErrorKind::infra, "fork: " + errno_message(errno));
-    // The leader must see end of file, not wait forever, if the watcher dies.
-    to_leader.write.reset();
-    return pid;
-}
 
 } // namespace
 
@@ -331,15 +307,19 @@ Expected<Spawned> spawn_group(Launch& launch) {
     // child nothing would stop after a kill of rig does not run at all.
     Pipe to_watcher = RIG_TRY(blocking_pipe());
     Pipe to_leader = RIG_TRY(blocking_pipe());
-    pid_t watcher = RIG_TRY(spawn_watcher(launch.parent, to_watcher, to_leader));
+    Watcher watcher = RIG_TRY(spawn_watcher(launch.parent, to_watcher, to_leader));
     to_watcher.read.reset();
     launch.to_watcher = to_watcher.write.get();
     launch.from_watcher = to_leader.read.get();
-    ChildSetup setup(launch);
+    Fork fork = launch.uid_map.empty() ? Fork::shared_memory : Fork::copy;
+    ChildSetup setup(launch, fork);
     std::error_code ec;
     pid_t pid = -1;
     try {
-        bp::child child(bp::exe = launch.exe, bp::args = launch.args, setup, ec);
+        bp::child child = fork == Fork::shared_memory
+                              ? bp::child(bp::exe = launch.exe, bp::args = launch.args, setup, ec,
+                                          bp::posix::use_vfork)
+                              : bp::child(bp::exe = launch.exe, bp::args = launch.args, setup, ec);
         if (!ec && child.valid()) {
             pid = child.id();
             // From here on Group owns the pid: kills and reaps are explicit, and Boost's
@@ -347,11 +327,11 @@ Expected<Spawned> spawn_group(Launch& launch) {
             child.detach();
         }
     } catch (const std::exception& e) {
-        kill_and_reap(watcher);
+        reap_watcher(watcher);
         return fail(ErrorKind::infra, "cannot start " + launch.name + ": " + e.what());
     }
     if (pid <= 0) {
-        kill_and_reap(watcher);
+        reap_watcher(watcher);
         return fail(ErrorKind::infra, "cannot start " + launch.name + ": " +
                                           (ec ? ec.message() : std::string("unknown error")));
     }

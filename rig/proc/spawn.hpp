@@ -2,6 +2,7 @@
 // Starting a child as its own process group's leader, with the group's watcher.
 #pragma once
 
+#include "proc/watcher.hpp"
 #include "util/error.hpp"
 
 #include <array>
@@ -60,6 +61,9 @@ struct Launch {
     // the first and execs once the second brings a byte.
     int to_watcher = -1;
     int from_watcher = -1;
+    // Where a child that shares rig's memory until exec leaves why its setup failed.
+    int setup_errno = 0;
+    const char* setup_failure = nullptr;
 };
 
 // The launch of argv with its working folder and added environment; stdio and affinity
@@ -70,10 +74,11 @@ Expected<Launch> prepare(const std::vector<std::string>& argv, const std::filesy
 // A started child: the leader of its own process group, and the watcher in that group.
 struct Spawned {
     pid_t leader = -1;
-    pid_t watcher = -1;
+    Watcher watcher;
 };
 
-// Forks and execs; the child is a process group leader not tracked by Boost any more.
+// Starts the watcher, then forks and execs; the child is a process group leader not
+// tracked by Boost any more.
 Expected<Spawned> spawn_group(Launch& launch);
 
 } // namespace rig::proc

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -596,6 +597,13 @@ TEST(Spawn, AChildAndItsThreadsRunOnTheCpusAsked) {
     EXPECT_EQ(rig::util::read_file(dir.path() / "out"), "Cpus_allowed_list:\t0\n");
     options.cpus = {100000};
     EXPECT_FALSE(Child::spawn({"true"}, options));
+    // A CPU the mask can name but the machine lacks: the child's setup fails before exec,
+    // in rig's memory (vfork), and the error still comes back.
+    options.cpus = {CPU_SETSIZE - 1};
+    auto absent = Child::spawn({"true"}, options);
+    ASSERT_FALSE(absent);
+    EXPECT_NE(absent.error().message.find(std::strerror(EINVAL)), std::string::npos)
+        << absent.error().message;
 }
 
 TEST(Git, RunsWithAFixedLocaleAndNeitherEditorNorPagerWhateverTheCallerAsks) {
