@@ -33,10 +33,9 @@ namespace rig::proc {
 namespace {
 
 namespace bp = boost::process;
-using namespace std::chrono_literals;
 
 // Exit code of a child whose setup between fork and exec failed; the parent sees the
-// error (Launch::setup_error, or Boost's exec-error pipe), never this code.
+// error (Launch::setup_failure, or Boost's exec-error pipe), never this code.
 constexpr int k_setup_failed = 127;
 
 // How the child is made. A shared-memory child (vfork) copies nothing of rig, which under
