@@ -111,11 +111,21 @@ public:
         }
         // A blocked mask and ignored signals survive exec: a child must not inherit
         // rig's blocked SIGTERM, nor an ignored SIGPIPE that turns `cmd | head` into
-        // EPIPE errors. Last, just before exec: a signal caught in between would run one of
-        // rig's handlers, in rig's memory when the child shares it.
+        // EPIPE errors. Last, just before exec, and only once none of rig's handlers is
+        // left (exec would reset them anyway): a signal caught in between would run one
+        // in the child, in rig's memory when the child shares it (the interrupt flag).
         struct sigaction default_action {};
         default_action.sa_handler = SIG_DFL;
-        ::sigaction(SIGPIPE, &default_action, nullptr);
+        for (int number = 1; number < NSIG; ++number) {
+            struct sigaction current {};
+            if (number == SIGKILL || number == SIGSTOP ||
+                ::sigaction(number, nullptr, &current) != 0)
+                continue;
+            bool handled = (current.sa_flags & SA_SIGINFO) ||
+                           (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN);
+            if (handled || number == SIGPIPE)
+                ::sigaction(number, &default_action, nullptr);
+        }
         sigset_t none;
         ::sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);

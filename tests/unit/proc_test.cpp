@@ -112,6 +112,29 @@ TEST(Run, ExitCodes) {
     EXPECT_EQ(must_run({"sh", "-c", "exit 3"}).exit_code, 3);
 }
 
+// What rig sets for itself (SIGPIPE ignored, a handler for its interrupts, signals
+// blocked) does not reach a child: it starts with nothing ignored and nothing blocked.
+TEST(Run, AChildStartsWithDefaultSignalsWhateverRigSet) {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    struct sigaction handler {};
+    handler.sa_handler = [](int) {};
+    struct sigaction old_pipe {};
+    struct sigaction old_usr2 {};
+    ::sigaction(SIGPIPE, &ignore, &old_pipe);
+    ::sigaction(SIGUSR2, &handler, &old_usr2);
+    sigset_t hup;
+    sigset_t old_mask;
+    ::sigemptyset(&hup);
+    ::sigaddset(&hup, SIGHUP);
+    ::pthread_sigmask(SIG_BLOCK, &hup, &old_mask);
+    auto result = must_run({"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"});
+    ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+    ::sigaction(SIGUSR2, &old_usr2, nullptr);
+    ::sigaction(SIGPIPE, &old_pipe, nullptr);
+    EXPECT_EQ(result.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+}
+
 TEST(Run, Signal) {
     auto result = must_run({"sh", "-c", "kill -9 $$"});
     EXPECT_EQ(result.exit_code, -1);
