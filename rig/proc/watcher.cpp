@@ -38,18 +38,19 @@ struct Orders {
     int other_end; // the write end of from_leader, which must not stay open in the watcher
 };
 
-#if defined(__x86_64__)
-
-// The watcher's code runs on a stack of its own in rig's memory, beside rig's threads: no
-// sanitizer instrumentation (its shadow and bookkeeping are rig's threads'), and no libc
-// call (errno and the libc's locks are those of the thread that cloned it).
+// The watcher's code: no sanitizer or coverage instrumentation (on x86-64 it runs beside
+// rig's threads, whose shadow and bookkeeping those are), and no libc but system calls.
 #if defined(__clang__)
-#define RIG_BARE __attribute__((no_sanitize("address", "undefined", "coverage"), always_inline))
+#define RIG_UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined", "coverage")))
 #else
-#define RIG_BARE __attribute__((no_sanitize("address", "undefined"), always_inline))
+#define RIG_UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined")))
 #endif
 
-RIG_BARE inline long bare_syscall(long number, long a = 0, long b = 0, long c = 0, long d = 0) {
+#if defined(__x86_64__)
+// A system call without libc: in rig's memory, errno and libc's locks are those of the
+// thread that cloned the watcher. Returns -errno on failure, as the kernel does.
+RIG_UNINSTRUMENTED __attribute__((always_inline)) inline long
+sys(long number, long a = 0, long b = 0, long c = 0, long d = 0) {
     long result;
     register long r10 asm("r10") = d;
     asm volatile("syscall"
@@ -58,60 +59,58 @@ RIG_BARE inline long bare_syscall(long number, long a = 0, long b = 0, long c = 
                  : "rcx", "r11", "memory");
     return result;
 }
-
-// The kernel's signal set is one word on x86-64.
-constexpr long k_sigset_bytes = sizeof(unsigned long);
-
-RIG_BARE inline unsigned long signal_bit(int number) {
-    return 1UL << (number - 1);
-}
-
-#undef RIG_BARE
-#if defined(__clang__)
-#define RIG_BARE __attribute__((no_sanitize("address", "undefined", "coverage")))
 #else
-#define RIG_BARE __attribute__((no_sanitize("address", "undefined")))
+// In a forked copy of rig, libc's wrapper is safe: errno is the copy's own.
+inline long sys(long number, long a = 0, long b = 0, long c = 0, long d = 0) {
+    long result = ::syscall(number, a, b, c, d);
+    return result < 0 ? -errno : result;
+}
 #endif
+
+// The kernel's signal set, one word on 64-bit Linux.
+using KernelSigset = unsigned long;
+static_assert(_NSIG / 8 == sizeof(KernelSigset));
 
 // The leader's pid, once it has its group; end of file: it never got that far. The grace
 // is measured once the watcher has left the group, so that it can tell when the rest is
-// gone.
-RIG_BARE int watch_group(void* argument) {
+// gone. Never returns.
+RIG_UNINSTRUMENTED int watch_group(void* argument) {
     const Orders* orders = static_cast<const Orders*>(argument);
-    unsigned long all = ~0UL;
-    bare_syscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&all), 0, k_sigset_bytes);
-    bare_syscall(SYS_prctl, PR_SET_PDEATHSIG, k_wakeup);
-    bare_syscall(SYS_prctl, PR_SET_NAME, reinterpret_cast<long>("rig-watcher"));
+    KernelSigset all = ~KernelSigset{0};
+    sys(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&all), 0, sizeof all);
+    sys(SYS_prctl, PR_SET_PDEATHSIG, k_wakeup);
+    sys(SYS_prctl, PR_SET_NAME, reinterpret_cast<long>("rig-watcher"));
     // Its own copy of the write end would keep it from ever seeing end of file.
-    bare_syscall(SYS_close, orders->other_end);
+    sys(SYS_close, orders->other_end);
     pid_t group = -1;
-    if (bare_syscall(SYS_read, orders->from_leader, reinterpret_cast<long>(&group), sizeof group) !=
+    if (sys(SYS_read, orders->from_leader, reinterpret_cast<long>(&group), sizeof group) !=
             sizeof group ||
-        bare_syscall(SYS_setpgid, 0, group) != 0)
-        bare_syscall(SYS_exit, 0);
+        sys(SYS_setpgid, 0, group) != 0)
+        sys(SYS_exit, 0);
     char joined = 1;
-    bare_syscall(SYS_write, orders->to_leader, reinterpret_cast<long>(&joined), 1);
+    sys(SYS_write, orders->to_leader, reinterpret_cast<long>(&joined), 1);
     pid_t rig = orders->rig;
     // rig's descriptors would keep pipes from reaching EOF and flocks held after rig died.
-    bare_syscall(SYS_close_range, 0, ~0U, 0);
-    unsigned long wakeup = signal_bit(k_wakeup);
+    sys(SYS_close_range, 0, ~0U, 0);
+    KernelSigset wakeup = KernelSigset{1} << (k_wakeup - 1);
     // rig may have died before the prctl; a stray SIGUSR1 to the group changes nothing.
-    while (bare_syscall(SYS_getppid) == rig)
-        bare_syscall(SYS_rt_sigtimedwait, reinterpret_cast<long>(&wakeup), 0, 0, k_sigset_bytes);
-    bare_syscall(SYS_setpgid, 0, 0);
-    bare_syscall(SYS_kill, -group, k_parent_died);
+    while (sys(SYS_getppid) == rig)
+        sys(SYS_rt_sigtimedwait, reinterpret_cast<long>(&wakeup), 0, 0, sizeof wakeup);
+    sys(SYS_setpgid, 0, 0);
+    sys(SYS_kill, -group, k_parent_died);
     timespec pause;
     pause.tv_sec = 0;
     pause.tv_nsec = k_poll_ms * 1'000'000;
-    for (long waited = 0; waited < k_grace_ms && bare_syscall(SYS_kill, -group, 0) == 0;
-         waited += k_poll_ms)
-        bare_syscall(SYS_nanosleep, reinterpret_cast<long>(&pause), 0);
-    bare_syscall(SYS_kill, -group, SIGKILL);
-    bare_syscall(SYS_exit, 0);
+    for (long waited = 0; waited < k_grace_ms && sys(SYS_kill, -group, 0) == 0; waited += k_poll_ms)
+        sys(SYS_nanosleep, reinterpret_cast<long>(&pause), 0);
+    sys(SYS_kill, -group, SIGKILL);
+    sys(SYS_exit, 0);
     return 0;
 }
 
-#undef RIG_BARE
+#undef RIG_UNINSTRUMENTED
+
+#if defined(__x86_64__)
 
 // Enough for watch_group's few frames; a guard page below catches more.
 constexpr size_t k_stack_size = 64 * 1024;
@@ -141,40 +140,13 @@ Expected<Watcher> start(const Orders& orders) {
 
 #else
 
-// A forked copy of rig: async-signal-safe calls only, since another thread may have held
-// any lock at the fork.
-[[noreturn]] void watch_group(const Orders& orders) {
-    sigset_t all;
-    ::sigfillset(&all);
-    ::sigprocmask(SIG_SETMASK, &all, nullptr);
-    ::prctl(PR_SET_PDEATHSIG, k_wakeup);
-    ::prctl(PR_SET_NAME, "rig-watcher");
-    ::close(orders.other_end);
-    pid_t group = -1;
-    if (::read(orders.from_leader, &group, sizeof group) != sizeof group ||
-        ::setpgid(0, group) != 0)
-        ::_exit(0);
-    char joined = 1;
-    (void)::write(orders.to_leader, &joined, 1);
-    ::close_range(0, ~0U, 0);
-    sigset_t wakeup;
-    ::sigemptyset(&wakeup);
-    ::sigaddset(&wakeup, k_wakeup);
-    while (::getppid() == orders.rig)
-        ::sigwaitinfo(&wakeup, nullptr);
-    ::setpgid(0, 0);
-    ::kill(-group, k_parent_died);
-    constexpr timespec k_pause{0, k_poll_ms * 1'000'000};
-    for (long waited = 0; waited < k_grace_ms && ::kill(-group, 0) == 0; waited += k_poll_ms)
-        ::nanosleep(&k_pause, nullptr);
-    ::kill(-group, SIGKILL);
-    ::_exit(0);
-}
-
+// A forked copy of rig.
 Expected<Watcher> start(const Orders& orders) {
     pid_t pid = ::fork();
-    if (pid == 0)
-        watch_group(orders);
+    if (pid == 0) {
+        Orders own = orders;
+        watch_group(&own);
+    }
     if (pid < 0)
         return fail(ErrorKind::infra, "fork: " + errno_message(errno));
     return Watcher{pid, nullptr, 0};
