@@ -8,6 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <iostream>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -44,17 +45,36 @@ std::vector<std::string> records(const fs::path& db) {
                          " FROM samples s JOIN cells c USING (run_id, cell_id) ORDER BY c.fs");
 }
 
+// The parity scenario on one backend, into `scratch`. A guest that hangs in its boot under
+// TCG on a loaded host (seen once in CI: a distro kernel silent after its SMP bringup for
+// the whole 3-minute boot timeout, while the same cell booted in 8 s on every other run)
+// is the emulator's, not the backend's: rig records it as boot-timeout, as it should, and
+// that side runs once more, into a fresh database, saying so. Anything else that differs
+// fails the test.
+rig::proc::RunResult run_parity(const Scratch& scratch, std::vector<std::string> backend) {
+    std::vector<std::string> args{"--db", scratch.db, "run"};
+    args.insert(args.end(), backend.begin(), backend.end());
+    args.push_back("tests/data/run/parity.yaml");
+    auto result = run_rig(args, k_run_timeout);
+    if (result.exit_code == 0 ||
+        one(scratch.db, "SELECT count(*) FROM samples WHERE outcome = 'boot-timeout'") == "0")
+        return result;
+    std::cerr << "[ note ] a guest hung in its boot on " << backend[1]
+              << "; that side runs once more:\n"
+              << result.out;
+    fs::remove_all(scratch.dir);
+    fs::create_directories(scratch.dir);
+    return run_rig(args, k_run_timeout);
+}
+
 } // namespace
 
 TEST(Libvirt, SameCellsGiveTheSameRecordsOnBothBackends) {
     start_libvirtd();
     Scratch qemu("parity-qemu"), libvirt("parity-libvirt");
-    auto direct = run_rig(
-        {"--db", qemu.db, "run", "--backend", "qemu", "tests/data/run/parity.yaml"}, k_run_timeout);
+    auto direct = run_parity(qemu, {"--backend", "qemu"});
     ASSERT_EQ(direct.exit_code, 0) << direct.out << direct.err;
-    auto through = run_rig({"--db", libvirt.db, "run", "--backend", "libvirt", "--uri",
-                            "qemu:///system", "tests/data/run/parity.yaml"},
-                           k_run_timeout);
+    auto through = run_parity(libvirt, {"--backend", "libvirt", "--uri", "qemu:///system"});
     ASSERT_EQ(through.exit_code, 0) << through.out << through.err;
     EXPECT_NE(through.out.find("backend libvirt"), std::string::npos) << through.out;
 
