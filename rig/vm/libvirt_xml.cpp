@@ -123,7 +123,9 @@ std::string libvirt_domain_xml(const GuestSpec& spec) {
     xml += "    <kernel>" + xml_escape(spec.kernel.string()) + "</kernel>\n";
     xml += "    <initrd>" + xml_escape(spec.initrd.string()) + "</initrd>\n";
     xml += "    <cmdline>" + xml_escape(spec.cmdline) + "</cmdline>\n  </os>\n";
-    // ACPI lets `poweroff -f` end the guest; the CPU model matches the QEMU backend's.
+    // The guest ends with a reboot (<on_reboot>), so rig's own kernels need no ACPI; a
+    // distribution kernel finds the ISA pvpanic device through it. The CPU model matches
+    // the QEMU backend's.
     xml += "  <features>\n    <acpi/>\n  </features>\n";
     xml += kvm ? "  <cpu mode='host-passthrough'/>\n" : "  <cpu mode='maximum'/>\n";
     xml += "  <clock offset='utc'/>\n";
