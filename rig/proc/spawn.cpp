@@ -110,22 +110,17 @@ public:
             die("the group's watcher did not join");
         }
         // A blocked mask and ignored signals survive exec: a child must not inherit
-        // rig's blocked SIGTERM, nor an ignored SIGPIPE that turns `cmd | head` into
-        // EPIPE errors. Last, just before exec, and only once none of rig's handlers is
-        // left (exec would reset them anyway): a signal caught in between would run one
-        // in the child, in rig's memory when the child shares it (the interrupt flag).
+        // rig's blocked SIGTERM, an ignored SIGPIPE that turns `cmd | head` into EPIPE
+        // errors, nor what the shell that started rig ignored (a background job's SIGINT
+        // and SIGQUIT): it starts with every signal at its default, and rig supervises
+        // it. Last, just before exec, and only once none of rig's handlers is left (exec
+        // would reset them anyway): a signal caught in between would run one in the
+        // child, in rig's memory when the child shares it (the interrupt flag).
         struct sigaction default_action {};
         default_action.sa_handler = SIG_DFL;
-        for (int number = 1; number < NSIG; ++number) {
-            struct sigaction current {};
-            if (number == SIGKILL || number == SIGSTOP ||
-                ::sigaction(number, nullptr, &current) != 0)
-                continue;
-            bool handled = (current.sa_flags & SA_SIGINFO) ||
-                           (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN);
-            if (handled || number == SIGPIPE)
+        for (int number = 1; number < NSIG; ++number)
+            if (number != SIGKILL && number != SIGSTOP)
                 ::sigaction(number, &default_action, nullptr);
-        }
         sigset_t none;
         ::sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);

@@ -115,13 +115,17 @@ TEST(Run, ExitCodes) {
 // What rig sets for itself (SIGPIPE ignored, a handler for its interrupts, signals
 // blocked) does not reach a child: it starts with nothing ignored and nothing blocked.
 TEST(Run, AChildStartsWithDefaultSignalsWhateverRigSet) {
+    // SIGQUIT too, as a non-interactive shell ignores it for a background job, rig's
+    // parent included.
     struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
     struct sigaction handler {};
     handler.sa_handler = [](int) {};
     struct sigaction old_pipe {};
     struct sigaction old_usr2 {};
+    struct sigaction old_quit {};
     ::sigaction(SIGPIPE, &ignore, &old_pipe);
+    ::sigaction(SIGQUIT, &ignore, &old_quit);
     ::sigaction(SIGUSR2, &handler, &old_usr2);
     sigset_t hup;
     sigset_t old_mask;
@@ -131,6 +135,7 @@ TEST(Run, AChildStartsWithDefaultSignalsWhateverRigSet) {
     auto result = must_run({"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"});
     ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
     ::sigaction(SIGUSR2, &old_usr2, nullptr);
+    ::sigaction(SIGQUIT, &old_quit, nullptr);
     ::sigaction(SIGPIPE, &old_pipe, nullptr);
     EXPECT_EQ(result.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
 }
