@@ -8,12 +8,16 @@
 //   rig-fuse --bench-invalidate N[,N...] [--rounds R] --source DIR MOUNTPOINT
 //
 // The first form serves DIR at MOUNTPOINT until it is unmounted; with --counts, each
-// SIGUSR1 writes the requests served so far, by opcode, to FILE (guests/README.md). The second
+// SIGUSR1 writes the requests served so far, by opcode and by opcode and path class, to
+// FILE (guests/README.md). The second
 // populates N files per size under DIR, mounts them and prints `rig-metric` lines
 // (guests/README.md).
 #define FUSE_USE_VERSION 34
 
+#include "core/path_class.hpp"
+
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -37,7 +41,9 @@
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -88,6 +94,8 @@ struct Inode {
     // The last (parent, name) the kernel looked it up by: what inval_entry needs.
     fuse_ino_t parent = 0;
     std::string name;
+    // Its path class at that lookup (core/path_class.hpp): what its requests count under.
+    std::string path_class{rig::core::k_root_class};
 };
 
 struct CachedEntry {
@@ -165,6 +173,9 @@ public:
         ++found->nlookup;
         found->parent = parent;
         found->name = name;
+        if (found != &m_root)
+            found->path_class =
+                rig::core::path_class(inode(parent).path_class, name, S_ISDIR(entry.attr.st_mode));
         entry.ino = id(*found);
         entry.attr_timeout = m_options.attr_timeout;
         entry.entry_timeout = m_options.entry_timeout;
@@ -195,6 +206,17 @@ public:
     uint64_t lookups() {
         std::lock_guard lock(m_mutex);
         return m_lookups;
+    }
+
+    // The class an inode's requests count under, and that of `name` in a directory (a
+    // lookup, create, unlink: what the request is about is the entry, not the directory).
+    std::string class_of(fuse_ino_t ino) {
+        std::lock_guard lock(m_mutex);
+        return inode(ino).path_class;
+    }
+    std::string class_of(fuse_ino_t parent, const char* name, bool is_dir) {
+        std::lock_guard lock(m_mutex);
+        return rig::core::path_class(inode(parent).path_class, name, is_dir);
     }
 
     std::vector<CachedEntry> cached_entries() {
@@ -615,17 +637,66 @@ static_assert(std::size(k_request_names) == static_cast<size_t>(Request::count))
 
 std::atomic<uint64_t> g_requests[static_cast<size_t>(Request::count)];
 
+// The requests by opcode and path class (core/path_class.hpp), kept only with --counts. Past
+// k_max_classes classes a new one counts as "other", so a workload that makes millions of
+// folders cannot grow the daemon without bound.
+constexpr size_t k_max_classes = 4096;
+struct PathCounts {
+    std::mutex mutex;
+    bool enabled = false;
+    std::unordered_map<std::string, std::array<uint64_t, static_cast<size_t>(Request::count)>>
+        by_class;
+
+    void add(Request kind, std::string path_class) {
+        std::lock_guard lock(mutex);
+        if (by_class.size() >= k_max_classes && by_class.count(path_class) == 0)
+            path_class = "other";
+        by_class[path_class][static_cast<size_t>(kind)] += 1;
+    }
+};
+PathCounts g_paths;
+
+// Requests about an entry of a directory (its parent and name are the handler's second
+// and third arguments), and those about an inode (its second); forgets and statfs are
+// about no path.
+constexpr bool names_an_entry(Request kind) {
+    return kind == Request::lookup || kind == Request::mknod || kind == Request::mkdir ||
+           kind == Request::unlink || kind == Request::rmdir || kind == Request::rename ||
+           kind == Request::create;
+}
+constexpr bool names_an_inode(Request kind) {
+    return !names_an_entry(kind) && kind != Request::symlink && kind != Request::forget &&
+           kind != Request::forget_multi && kind != Request::statfs;
+}
+
+template <Request Kind, typename... Args> void count_path(fuse_req_t req, Args... args) {
+    if (!g_paths.enabled)
+        return;
+    Filesystem& fs = fs_of(req);
+    auto tuple = std::make_tuple(args...);
+    constexpr bool is_dir = Kind == Request::mkdir || Kind == Request::rmdir;
+    if constexpr (names_an_entry(Kind))
+        g_paths.add(Kind, fs.class_of(std::get<0>(tuple), std::get<1>(tuple), is_dir));
+    else if constexpr (Kind == Request::symlink) // (link target, parent, name)
+        g_paths.add(Kind, fs.class_of(std::get<1>(tuple), std::get<2>(tuple), false));
+    else if constexpr (names_an_inode(Kind))
+        g_paths.add(Kind, fs.class_of(std::get<0>(tuple)));
+}
+
 // An operation handler that counts its request first.
 template <Request Kind, auto Handler> struct Counted;
-template <Request Kind, typename... Args, void (*Handler)(Args...)> struct Counted<Kind, Handler> {
-    static void call(Args... args) {
+template <Request Kind, typename... Args, void (*Handler)(fuse_req_t, Args...)>
+struct Counted<Kind, Handler> {
+    static void call(fuse_req_t req, Args... args) {
         g_requests[static_cast<size_t>(Kind)].fetch_add(1, std::memory_order_relaxed);
-        Handler(args...);
+        count_path<Kind>(req, args...);
+        Handler(req, args...);
     }
 };
 
-// "seq N", then "NAME COUNT" per opcode and "requests TOTAL", written whole (a rename) so
-// that a reader never sees half of it.
+// "seq N", then "NAME COUNT" per opcode and "requests TOTAL", then "path NAME COUNT CLASS"
+// per opcode and path class with a count, written whole (a rename) so that a reader never
+// sees half of it.
 void write_counts(const std::string& file, uint64_t seq) {
     std::string text = "seq " + std::to_string(seq) + "\n";
     uint64_t total = 0;
@@ -635,6 +706,14 @@ void write_counts(const std::string& file, uint64_t seq) {
         text += std::string(k_request_names[i]) + " " + std::to_string(count) + "\n";
     }
     text += "requests " + std::to_string(total) + "\n";
+    {
+        std::lock_guard lock(g_paths.mutex);
+        for (const auto& [path_class, counts] : g_paths.by_class)
+            for (size_t i = 0; i < counts.size(); ++i)
+                if (counts[i] > 0)
+                    text += std::string("path ") + k_request_names[i] + " " +
+                            std::to_string(counts[i]) + " " + path_class + "\n";
+    }
     std::string temporary = file + ".tmp";
     std::ofstream(temporary, std::ios::trunc) << text;
     std::rename(temporary.c_str(), file.c_str());
@@ -1035,8 +1114,10 @@ int run(int argc, char** argv) {
 
     if (options.mode == Mode::bench)
         return bench(options);
-    if (!options.counts_file.empty())
+    if (!options.counts_file.empty()) {
+        g_paths.enabled = true;
         start_count_writer(options.counts_file);
+    }
     auto session = Session::mount(options, options.source, options.mountpoint);
     if (!session)
         return 1;

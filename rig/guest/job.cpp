@@ -2,6 +2,7 @@
 // The job archive.
 #include "guest/job.hpp"
 
+#include "core/path_class.hpp"
 #include "core/profile.hpp"
 #include "guest/cpio.hpp"
 #include "guest/initramfs.hpp"
@@ -109,6 +110,7 @@ Expected<std::string> job_file(const Job& job) {
                 return fail(ErrorKind::config, "fuse option '" + arg + "' is not one token");
         RIG_TRY(add("FUSE_DAEMON", k_fuse_daemon_path));
         RIG_TRY(add("FUSE_ARGS", util::join(job.fuse_args, " ")));
+        RIG_TRY(add("PATHS_TOP", std::to_string(core::k_path_classes_per_request)));
     }
     return text;
 }

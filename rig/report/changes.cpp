@@ -97,8 +97,10 @@ util::Json summary_json(const core::Summary& s) {
 } // namespace
 
 std::string metric_group(std::string_view name) {
+    // "PHASE/NAME" is a phase's; a '/' after a '.' is inside a name (a path class).
     std::string phase;
-    if (auto slash = name.find('/'); slash != std::string_view::npos) {
+    if (auto slash = name.find('/'); slash != std::string_view::npos &&
+                                     name.substr(0, slash).find('.') == std::string_view::npos) {
         phase = std::string(name.substr(0, slash));
         name = name.substr(slash + 1);
     }
@@ -112,6 +114,8 @@ std::string metric_group(std::string_view name) {
         group = "9p requests, share " + (parts.size() > 2 ? parts[1] : std::string("?"));
     } else if (util::starts_with(name, "virtiofs."))
         group = "virtiofs requests";
+    else if (util::starts_with(name, "fuse.path."))
+        group = "FUSE requests by path";
     else if (util::starts_with(name, "fuse."))
         group = "FUSE requests";
     else if (util::starts_with(name, "guest.func."))

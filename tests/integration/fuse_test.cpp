@@ -46,6 +46,35 @@ TEST(Fuse, CompileWithAttrTimeoutZeroAndOne) {
     }
     EXPECT_GT(count("0", "fuse.getattr"), count("1", "fuse.getattr"))
         << count("0", "fuse.getattr") << " against " << count("1", "fuse.getattr");
+    // Where the requests went: rig-fuse's path classes. The compile's headers are one
+    // class, "include/%.h", which every unit's compile stats and reads through the mount.
+    EXPECT_GT(std::stod(one(scratch.db, "SELECT count(*) FROM metrics WHERE name LIKE "
+                                        "'build/fuse.path.open:%include/\\%.h' ESCAPE '\\' "
+                                        "AND value > 0")),
+              0)
+        << [&] {
+               std::string text;
+               for (const std::string& row : query(scratch.db, "SELECT name, value FROM metrics "
+                                                               "WHERE name LIKE '%fuse.path.%'"))
+                   text += row + "\n";
+               return text;
+           }();
+    // At most five classes per opcode and window, none counting more than its opcode did.
+    EXPECT_EQ(one(scratch.db,
+                  "SELECT count(*) FROM (SELECT m.sample_id, substr(m.name, 1, instr(m.name, ':')) "
+                  "AS op FROM metrics m WHERE m.name LIKE '%fuse.path.%' GROUP BY 1, 2 "
+                  "HAVING count(*) > 5)"),
+              "0");
+    EXPECT_EQ(one(scratch.db,
+                  "SELECT count(*) FROM (SELECT p.sample_id, replace(substr(p.name, 1, "
+                  "instr(p.name, ':') - 1), 'fuse.path.', 'fuse.') AS op, sum(p.value) AS paths "
+                  "FROM metrics p WHERE p.name LIKE '%fuse.path.%' GROUP BY 1, 2) t "
+                  "JOIN metrics o ON o.sample_id = t.sample_id AND o.name = t.op "
+                  "WHERE t.paths > o.value"),
+              "0");
+    EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM metrics WHERE name LIKE 'build/fuse.path.%' "
+                              "AND value > 0"),
+              one(scratch.db, "SELECT count(*) FROM metrics WHERE name LIKE 'build/fuse.path.%'"));
     // Both cells carry their knob in the table.
     EXPECT_NE(result.out.find("attr_timeout"), std::string::npos) << result.out;
     EXPECT_TRUE(processes_mentioning(scratch.dir.string()).empty());

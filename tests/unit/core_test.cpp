@@ -3,6 +3,7 @@
 // core/sample's metric lookup; core/results_folder's one rule for a database's folders.
 #include "core/cell.hpp"
 #include "core/classify.hpp"
+#include "core/path_class.hpp"
 #include "core/results_folder.hpp"
 #include "core/sample.hpp"
 #include "core/scenario.hpp"
@@ -329,4 +330,27 @@ TEST(SampleWhy, AnInfraErrorGivesItsReasonAFailedWorkloadItsLastLine) {
     sample.outcome = Outcome::ok;
     EXPECT_EQ(why_not_ok(sample), "");
     EXPECT_EQ(outcome_text(sample), "ok");
+}
+
+TEST(PathClass, FilesGoByFolderAndExtensionFoldersByThemselves) {
+    EXPECT_EQ(path_class("/", "include", true), "include/");
+    EXPECT_EQ(path_class("include/", "common_0.h", false), "include/%.h");
+    EXPECT_EQ(path_class("/", "main.c", false), "%.c");
+    EXPECT_EQ(path_class("/", "Makefile", false), "%");
+    // A leading dot is a hidden name, not an extension; nor is a long tail.
+    EXPECT_EQ(path_class("units/", ".depend", false), "units/%");
+    EXPECT_EQ(path_class("/", "notes.markdown-text", false), "%");
+    EXPECT_EQ(path_class("a/", "b", true), "a/b/");
+}
+
+TEST(PathClass, HostileNamesStayTokensOfBoundedLength) {
+    // Spaces, newlines, '%' and '/' could forge a class or a record field: they become '_'.
+    EXPECT_EQ(path_class("/", "x y\n%/z", true), "x_y___z/");
+    EXPECT_EQ(path_class("/", "a%b.h", false), "%.h");
+    std::string deep;
+    for (int i = 0; i < 40; ++i)
+        deep = path_class(deep.empty() ? "/" : deep, "folder" + std::to_string(i), true);
+    EXPECT_EQ(deep.size(), k_max_path_class);
+    EXPECT_EQ(deep.rfind("...", 0), 0u);
+    EXPECT_EQ(deep.substr(deep.size() - 9), "folder39/");
 }

@@ -989,6 +989,7 @@ TEST(Job, FuseCells) {
     EXPECT_NE(text->find("\nFUSE_DAEMON=/run/rig/rig-fuse\n"), std::string::npos);
     EXPECT_NE(text->find("\nFUSE_ARGS=--entry-timeout 0.5 --attr-timeout 0 --keep-cache\n"),
               std::string::npos);
+    EXPECT_NE(text->find("\nPATHS_TOP=5\n"), std::string::npos) << *text;
     // The archive carries the daemon itself, executable.
     job.fuse_daemon = "/bin/true";
     auto archive = job_archive(job);

@@ -159,6 +159,8 @@ TEST(WhatChanged, GroupsNameTheShareThePhaseAndTheFamily) {
     EXPECT_EQ(metric_group("build/9p.work.walk"), "9p requests, share work, phase build");
     EXPECT_EQ(metric_group("virtiofs.LOOKUP"), "virtiofs requests");
     EXPECT_EQ(metric_group("fuse.getattr"), "FUSE requests");
+    EXPECT_EQ(metric_group("fuse.path.getattr:include/%.h"), "FUSE requests by path");
+    EXPECT_EQ(metric_group("build/fuse.path.lookup:src/"), "FUSE requests by path, phase build");
     EXPECT_EQ(metric_group("guest.fscache.IO.rd"), "guest counters");
     EXPECT_EQ(metric_group("build/seconds"), "durations");
     EXPECT_EQ(metric_group("duration"), "durations");
