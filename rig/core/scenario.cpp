@@ -142,4 +142,15 @@ std::string Guest::canonical() const {
     return out;
 }
 
+bool is_phase_name(std::string_view name) {
+    if (name.empty() || name.size() > k_max_phase_name)
+        return false;
+    // Explicit ranges: <cctype> would depend on the locale.
+    for (char c : name)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            return false;
+    return true;
+}
+
 } // namespace rig::core

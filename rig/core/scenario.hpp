@@ -84,9 +84,15 @@ struct GenerateParams {
 // One step of a workload, timed and counted on its own: a cold build, a no-op rebuild
 // (the stat storm a cache should absorb), a rebuild after touching one header.
 struct WorkloadPhase {
-    std::string name; // [A-Za-z0-9_-]: it names metrics ("noop/seconds") and a guest file
+    std::string name; // is_phase_name: it names metrics ("noop/seconds") and a guest file
     std::string command;
 };
+
+// A phase's name: 1 to k_max_phase_name of [A-Za-z0-9_-], so that it is safe as a guest
+// file name, a word of the agent's loop and a metric prefix ("noop/seconds"), and no
+// metric name's own part before a '/' (a path class, "fuse.path.open:include/%.h") is one.
+inline constexpr size_t k_max_phase_name = 32;
+bool is_phase_name(std::string_view name);
 
 struct Workload {
     WorkloadKind kind = WorkloadKind::generate;

@@ -95,10 +95,8 @@ Expected<std::string> job_file(const Job& job) {
     if (!job.phase_scripts.empty()) {
         std::vector<std::string> names;
         // A name becomes a file name in the guest and a word in the agent's loop.
-        constexpr std::string_view k_name_chars =
-            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
         for (const auto& [name, script] : job.phase_scripts) {
-            if (name.empty() || name.find_first_not_of(k_name_chars) != std::string::npos)
+            if (!core::is_phase_name(name))
                 return fail(ErrorKind::config, "phase name '" + name + "' is not a plain word");
             names.push_back(name);
         }

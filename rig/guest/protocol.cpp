@@ -2,6 +2,7 @@
 // Parsing of the agent's records.
 #include "guest/protocol.hpp"
 
+#include "core/scenario.hpp"
 #include "util/base64.hpp"
 #include "util/strings.hpp"
 
@@ -15,17 +16,6 @@ namespace {
 // The agent's milestones (guests/README.md).
 bool is_stage_name(std::string_view name) {
     return name == "channel" || name == "modules" || name == "mounted" || name == "collected";
-}
-
-// As the host allows them in a scenario (spec/), so that a phase name is safe in a metric.
-bool is_phase_name(std::string_view name) {
-    if (name.empty() || name.size() > 32)
-        return false;
-    for (char c : name)
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-'))
-            return false;
-    return true;
 }
 
 // "metric NAME VALUE UNIT". Name and unit are tokens, as the agent sends them: they are
@@ -149,7 +139,7 @@ void AgentReport::apply(const Record& record) {
         }
     } else if (type == "phase" && f.size() == 4) {
         auto start = to_u64(f[1]), end = to_u64(f[2]), status = to_u64(f[3]);
-        ok = is_phase_name(f[0]) && start && end && status && *status < 1000 &&
+        ok = core::is_phase_name(f[0]) && start && end && status && *status < 1000 &&
              phases.size() < k_max_phases;
         if (ok)
             phases.push_back({f[0], *start, *end, static_cast<int>(*status)});

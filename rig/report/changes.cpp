@@ -2,6 +2,7 @@
 // The "what changed" block.
 #include "report/changes.hpp"
 
+#include "core/scenario.hpp"
 #include "core/significance.hpp"
 #include "report/cells.hpp"
 #include "report/metrics.hpp"
@@ -97,10 +98,10 @@ util::Json summary_json(const core::Summary& s) {
 } // namespace
 
 std::string metric_group(std::string_view name) {
-    // "PHASE/NAME" is a phase's; a '/' after a '.' is inside a name (a path class).
+    // "PHASE/NAME" is a phase's; any other '/' is inside a name (a path class).
     std::string phase;
-    if (auto slash = name.find('/'); slash != std::string_view::npos &&
-                                     name.substr(0, slash).find('.') == std::string_view::npos) {
+    if (auto slash = name.find('/');
+        slash != std::string_view::npos && core::is_phase_name(name.substr(0, slash))) {
         phase = std::string(name.substr(0, slash));
         name = name.substr(slash + 1);
     }

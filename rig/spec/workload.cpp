@@ -2,6 +2,7 @@
 // The `workload:` key read into core::Workload.
 #include "spec/workload.hpp"
 
+#include "core/scenario.hpp"
 #include "spec/keys.hpp"
 #include "spec/reader_context.hpp"
 
@@ -35,7 +36,7 @@ Expected<core::GenerateParams> read_generate(const Context& context, const Entry
 Expected<std::vector<core::WorkloadPhase>> read_phases(const Context& context, const Entry& entry) {
     std::vector<core::WorkloadPhase> phases;
     for (const Entry& phase : RIG_TRY(read_map(context, entry.value, entry.path, nullptr))) {
-        if (!is_word(phase.key, "_-", true) || phase.key.size() > 32)
+        if (!core::is_phase_name(phase.key))
             return error_at(context, phase.key_node, phase.path,
                             "phase names use only letters, digits, '_' and '-' (at most 32), "
                             "got '" +

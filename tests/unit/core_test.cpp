@@ -354,3 +354,14 @@ TEST(PathClass, HostileNamesStayTokensOfBoundedLength) {
     EXPECT_EQ(deep.rfind("...", 0), 0u);
     EXPECT_EQ(deep.substr(deep.size() - 9), "folder39/");
 }
+
+TEST(PhaseName, AWordOfAtMost32LettersDigitsUnderscoresAndDashes) {
+    EXPECT_TRUE(is_phase_name("noop"));
+    EXPECT_TRUE(is_phase_name("Build_2-a"));
+    EXPECT_TRUE(is_phase_name(std::string(k_max_phase_name, 'x')));
+    EXPECT_FALSE(is_phase_name(std::string(k_max_phase_name + 1, 'x')));
+    EXPECT_FALSE(is_phase_name(""));
+    // A metric name's part before a path class's '/' is no phase.
+    EXPECT_FALSE(is_phase_name("fuse.path.open:include"));
+    EXPECT_FALSE(is_phase_name("a b"));
+}
