@@ -329,13 +329,21 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
     const long build_user = ::geteuid() == 0 ? rig::test::account_uid("rig-qemu") : -2;
     std::string steps_before, samples_before;
     int kills = 0, orphans = 0, shown_running = 0;
+    std::string left_behind, statuses; // what failed, for the message
     for (;;) {
         ++kills;
         orphans += !rig::test::kill_leaves_no_process(rig, scratch.dir.string() + "/bisects");
-        // Its builds' processes; guests of suites beside this one run as that user too.
-        for (int i = 0; i < 30 && !rig::test::processes_of_user(build_user, true).empty(); ++i)
+        // Its builds' processes (guests of suites beside this one run as that user too): they
+        // get SIGTERM once rig is gone and SIGKILL 3 s later (proc/watcher.cpp), so only one
+        // alive well past that is left behind. On a loaded host, make's SIGTERM handling
+        // (removing the targets it was writing) may take the whole grace.
+        for (int i = 0; i < 80 && !rig::test::processes_of_user(build_user, true).empty(); ++i)
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        orphans += static_cast<int>(rig::test::processes_of_user(build_user, true).size());
+        for (int pid : rig::test::processes_of_user(build_user, true)) {
+            ++orphans;
+            left_behind += "\n  after kill " + std::to_string(kills) + ": " +
+                           rig::test::read_text("/proc/" + std::to_string(pid) + "/comm");
+        }
         // A kill that landed after the bisect stored its end, as its process was exiting,
         // killed no bisect: the campaign ends there.
         if (one(scratch.db, "SELECT status FROM bisects") != "running") {
@@ -343,7 +351,10 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
             break;
         }
         auto status = run_rig({"--db", scratch.db.string(), "bisect", "status"});
-        shown_running += status.out.find("interrupted") == std::string::npos;
+        if (status.out.find("interrupted") == std::string::npos) {
+            ++shown_running;
+            statuses += "\n  after kill " + std::to_string(kills) + ": " + status.out;
+        }
         // What a later life must keep: every step and sample stored so far.
         steps_before = one(scratch.db, "SELECT count(*) FROM bisect_steps");
         samples_before = one(scratch.db, "SELECT group_concat(id) FROM samples");
@@ -359,8 +370,6 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
     std::cout << "[ measured ] bisect kill campaign: " << kills << " kills, " << orphans
               << " orphans, " << shown_running << " statuses not saying interrupted (seed " << seed
               << ")\n";
-    EXPECT_EQ(orphans, 0);
-    EXPECT_EQ(shown_running, 0);
 
     auto resumed = run_rig(resume, k_bisect_timeout);
     double wall = seconds_since(started);
@@ -368,8 +377,14 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
         << rig::test::read_text(scratch.dir / "first.log") << resumed.out << resumed.err;
     print_cost("functional bisect (7 commits, killed " + std::to_string(kills) + " times)",
                scratch.db, wall);
-    EXPECT_EQ(one(scratch.db, "SELECT status, culprit FROM bisects"), "culprit\t" + h.culprit)
-        << resumed.out;
+    // The report first, the checks after it: a log cut to its last lines still shows what
+    // failed.
+    auto report = run_rig({"--db", scratch.db.string(), "bisect", "report", "1"});
+    std::cout << report.out;
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    EXPECT_EQ(orphans, 0) << left_behind;
+    EXPECT_EQ(shown_running, 0) << statuses;
+    EXPECT_EQ(one(scratch.db, "SELECT status, culprit FROM bisects"), "culprit\t" + h.culprit);
     // Nothing stored before the kill was redone: the steps and samples are still there, no
     // commit was built twice and no step measured twice.
     EXPECT_GE(std::stoi(one(scratch.db, "SELECT count(*) FROM bisect_steps")),
@@ -382,7 +397,8 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
                  ids.push_back(id);
              return ids;
          }())
-        EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM samples WHERE id = " + id), "1") << id;
+        EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM samples WHERE id = " + id), "1")
+            << "sample " << id << " stored before the last kill";
     // (BAD with the culprit reverted is another artifact of the same commit and config.)
     EXPECT_TRUE(query(scratch.db, "SELECT b.\"commit\" FROM kernel_builds b LEFT JOIN "
                                   "kernel_artifacts a ON a.id = b.artifact_id GROUP BY "
@@ -396,7 +412,7 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
     auto broken = query(scratch.db, "SELECT verdict, build_outcome FROM bisect_steps WHERE "
                                     "\"commit\" IN ('" +
                                         h.broken1 + "', '" + h.broken2 + "')");
-    EXPECT_FALSE(broken.empty()) << resumed.out;
+    EXPECT_FALSE(broken.empty());
     for (const auto& row : broken)
         EXPECT_EQ(row, "skip\tbuild-failed");
     // Cost: at most ceil(log2 7) + 2 = 5 builds plus the skipped ones.
@@ -415,26 +431,23 @@ TEST(Bisect, PlantedErrorFoundPastABrokenRangeAfterAKill) {
                               "'verify-revert'"),
               "good\t" + h.bad);
 
-    auto report = run_rig({"--db", scratch.db.string(), "bisect", "report", "1"});
-    EXPECT_EQ(report.exit_code, 0) << report.err;
-    EXPECT_NE(report.out.find("first bad commit: " + h.culprit), std::string::npos) << report.out;
+    // (The report was printed above.)
+    EXPECT_NE(report.out.find("first bad commit: " + h.culprit), std::string::npos);
     EXPECT_NE(report.out.find("9p: check the open mode in the mmap path"), std::string::npos);
-    EXPECT_NE(report.out.find("rig <rig@localhost>"), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find("rig <rig@localhost>"), std::string::npos);
     // One real line of the family, whichever file it named, never the normalized form.
-    EXPECT_NE(report.out.find("regression: cat: "), std::string::npos) << report.out;
-    EXPECT_NE(report.out.find(": Bad file descriptor ("), std::string::npos) << report.out;
-    EXPECT_EQ(report.out.find("*: Bad file descriptor"), std::string::npos) << report.out;
-    EXPECT_NE(report.out.find("confidence"), std::string::npos) << report.out;
-    EXPECT_NE(report.out.find("Subject: [REGRESSION]"), std::string::npos) << report.out;
-    EXPECT_NE(report.out.find("The first bad commit is"), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find("regression: cat: "), std::string::npos);
+    EXPECT_NE(report.out.find(": Bad file descriptor ("), std::string::npos);
+    EXPECT_EQ(report.out.find("*: Bad file descriptor"), std::string::npos);
+    EXPECT_NE(report.out.find("confidence"), std::string::npos);
+    EXPECT_NE(report.out.find("Subject: [REGRESSION]"), std::string::npos);
+    EXPECT_NE(report.out.find("The first bad commit is"), std::string::npos);
     // The failing files differed from run to run at BAD: a line per file, one family.
     EXPECT_GT(std::stoi(one(scratch.db, "SELECT count(DISTINCT l.line) FROM bisect_steps s, "
                                         "json_each(s.samples) j JOIN error_lines l ON "
                                         "l.sample_id = j.value WHERE s.role = 'bad-endpoint' "
                                         "AND l.line LIKE '%Bad file descriptor'")),
-              1)
-        << report.out;
-    std::cout << report.out;
+              1);
 
     // The log replays in a clone of the user's repository with git alone.
     auto log = run_rig({"--db", scratch.db.string(), "bisect", "log", "1"});

@@ -109,7 +109,8 @@ inline std::string make_out_argument() {
 // Processes running as `uid`: a kernel build's make, sub-makes and compilers when rig is
 // root (they run as rig-qemu, kernel/confine.hpp), and the QEMUs of guests. A suite that
 // runs beside others (scripts/test) sees their guests' QEMUs too: `builds_only` leaves
-// QEMU out.
+// QEMU out. A zombie runs nothing (its reaping is its parent's or init's business): left
+// out.
 inline std::vector<int> processes_of_user(long uid, bool builds_only = false) {
     std::vector<int> pids;
     std::error_code ec;
@@ -124,9 +125,12 @@ inline std::vector<int> processes_of_user(long uid, bool builds_only = false) {
                 continue;
         }
         std::ifstream status(entry.path() / "status");
-        for (std::string line; std::getline(status, line);)
+        for (std::string line; std::getline(status, line);) {
+            if (line.rfind("State:", 0) == 0 && line.find("Z (zombie)") != std::string::npos)
+                break;
             if (line.rfind("Uid:", 0) == 0 && std::stol(line.substr(4)) == uid)
                 pids.push_back(std::stoi(name));
+        }
     }
     return pids;
 }
