@@ -3,6 +3,7 @@
 #include "bisect/bisect.hpp"
 
 #include "bisect/context.hpp"
+#include "bisect/multisect.hpp"
 #include "bisect/step.hpp"
 #include "core/matrix.hpp"
 #include "kernel/build.hpp"
@@ -256,6 +257,26 @@ std::string left_to_test(const GitState& state) {
     return "";
 }
 
+// The commits to test next: git's one, or with --multisection and guest slots, one per
+// slot at the quantiles of what is left. git alone when it wants a merge base tested.
+Expected<std::vector<std::string>> round_of(const Context& context, const GitState& state) {
+    const size_t slots = context.cpu_sets.size();
+    if (!context.options.multisection || slots < 2 ||
+        state.output.find("merge base must be tested") != std::string::npos)
+        return std::vector<std::string>{state.next};
+    auto round = split_points(RIG_TRY(context.history->remaining()), slots);
+    if (round.size() < 2)
+        return std::vector<std::string>{state.next};
+    return round;
+}
+
+std::string short_shas(const std::vector<std::string>& shas) {
+    std::vector<std::string> shorts;
+    for (const auto& sha : shas)
+        shorts.push_back(short_sha(sha));
+    return util::join(shorts, " ");
+}
+
 // 2. git's bisect, replayed from the stored steps, then carried on until git is done.
 Expected<Ending> bisect_steps(Context& context, const StepIo& io, const Policy& policy,
                               GitState& state) {
@@ -269,18 +290,34 @@ Expected<Ending> bisect_steps(Context& context, const StepIo& io, const Policy& 
                              std::to_string(context.info.id) + "` has the verdicts so far",
                          io.out)))
             return stop;
-        auto measured = RIG_TRY(measure(context, {core::StepRole::bisect, state.next, policy}, io));
-        if (auto stop = RIG_TRY(unfinished(context, measured, io.out)))
-            return stop;
-        state = RIG_TRY(context.history->mark(measured.step.verdict, state.next));
+        std::vector<std::string> round = RIG_TRY(round_of(context, state));
+        if (round.size() == 1) {
+            auto measured =
+                RIG_TRY(measure(context, {core::StepRole::bisect, round[0], policy}, io));
+            if (auto stop = RIG_TRY(unfinished(context, measured, io.out)))
+                return stop;
+            state = RIG_TRY(context.history->mark(measured.step.verdict, round[0]));
+            continue;
+        }
+        io.out << "bisect " << context.info.id << ": " << round.size()
+               << " commits at once: " << short_shas(round) << "\n";
+        std::vector<StepRequest> requests;
+        for (const std::string& sha : round)
+            requests.push_back({core::StepRole::bisect, sha, policy});
+        auto measured = RIG_TRY(measure_together(context, requests, io));
+        for (const Measured& step : measured)
+            if (auto stop = RIG_TRY(unfinished(context, step, io.out)))
+                return stop;
+        // In the order stored (the round's), as a resume replays them.
+        for (const Measured& step : measured)
+            if (auto marked =
+                    RIG_TRY(mark_if_open(context, state, step.step.verdict, step.step.commit)))
+                state = *marked;
     }
     if (!state.culprit.empty())
         return Ending();
-    std::vector<std::string> shorts;
-    for (const auto& candidate : state.candidates)
-        shorts.push_back(short_sha(candidate));
     return Ending(RIG_TRY(finish(context, core::BisectStatus::inconclusive, "",
-                                 "the first bad commit is one of " + util::join(shorts, " ") +
+                                 "the first bad commit is one of " + short_shas(state.candidates) +
                                      " (skipped or unsure commits); rig names none of them",
                                  io.out)));
 }
@@ -493,8 +530,8 @@ Expected<core::BisectStatus> run_bisect(int64_t id, store::Database& db, vm::Hyp
     size_t commits = RIG_TRY(context.history->count(good, bad));
     out << "bisect " << id << ": cell " << context.cell.id << " (" << context.cell.kernel_name
         << "), " << context.criterion.text() << ", " << commits << " commits in " << short_sha(good)
-        << ".." << short_sha(bad) << ", at most " << build_bound(commits) << " builds plus skips"
-        << (context.steps.empty() ? "" : ", resuming") << "\n"
+        << ".." << short_sha(bad) << ", at most " << build_bound(commits, round_size(context))
+        << " builds plus skips" << (context.steps.empty() ? "" : ", resuming") << "\n"
         << std::flush;
 
     StepIo io{hypervisor, interrupted, out};

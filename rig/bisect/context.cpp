@@ -3,6 +3,7 @@
 #include "bisect/context.hpp"
 
 #include "bisect/git.hpp"
+#include "bisect/multisect.hpp"
 #include "core/matrix.hpp"
 #include "run/cells.hpp"
 #include "spec/spec.hpp"
@@ -142,8 +143,19 @@ Expected<GitState> replay(Context& context) {
     GitState state = RIG_TRY(context.history->start(context.info.bad, context.info.good));
     for (const auto& step : context.steps)
         if (step.role == core::StepRole::bisect && !state.done)
-            state = RIG_TRY(context.history->mark(step.verdict, step.commit));
+            if (auto marked = RIG_TRY(mark_if_open(context, state, step.verdict, step.commit)))
+                state = *marked;
     return state;
+}
+
+Expected<std::optional<GitState>> mark_if_open(Context& context, const GitState& state,
+                                               core::Verdict verdict, const std::string& sha) {
+    // git chose every commit of a binary bisect itself, and a merge base it wants tested
+    // may lie outside what is left: told without a question.
+    if (context.options.multisection && sha != state.next &&
+        !still_open(RIG_TRY(context.history->remaining()), sha))
+        return std::optional<GitState>();
+    return std::optional<GitState>(RIG_TRY(context.history->mark(verdict, sha)));
 }
 
 Reproduction count_reproduction(const Criterion& criterion,
@@ -199,8 +211,37 @@ std::optional<std::string> cap_reached(const StartOptions& options, const Cost& 
     return std::nullopt;
 }
 
-int build_bound(size_t commits) {
-    return static_cast<int>(std::ceil(std::log2(std::max<size_t>(commits, 1)))) + 2;
+size_t round_size(const Context& context) {
+    if (!context.options.multisection || context.scenario.backend == core::Backend::slurm)
+        return 1;
+    int jobs = context.options.jobs > 0 ? context.options.jobs : context.scenario.jobs;
+    return static_cast<size_t>(std::max(jobs, 1));
+}
+
+namespace {
+
+// ceil(log_(round+1) commits), in whole numbers: the rounds that cut `commits` to one.
+int rounds_for(size_t commits, size_t round) {
+    int rounds = 0;
+    for (size_t covered = 1; covered < commits; covered *= round + 1)
+        ++rounds;
+    return rounds;
+}
+
+} // namespace
+
+int build_bound(size_t commits, size_t round) {
+    round = std::max<size_t>(round, 1);
+    return static_cast<int>(round) * rounds_for(commits, round) + 2;
+}
+
+std::string build_bound_text(size_t commits, size_t round) {
+    round = std::max<size_t>(round, 1);
+    std::string n = std::to_string(commits);
+    std::string formula = round == 1 ? "ceil(log2 " + n + ")"
+                                     : std::to_string(round) + " x ceil(log" +
+                                           std::to_string(round + 1) + " " + n + ")";
+    return formula + " + 2 = " + std::to_string(build_bound(commits, round));
 }
 
 std::string build_label(const store::BisectStep& step) {

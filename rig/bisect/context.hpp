@@ -79,6 +79,12 @@ bool compares_values(const Criterion& criterion);
 // git's bisect started afresh and fed the verdicts of the stored bisect steps.
 Expected<GitState> replay(Context& context);
 
+// Tells git a bisect step's verdict, given where the bisect stands (`state`). The commit
+// git asked for always; another of a multisection round only while it is still open
+// (bisect/multisect.hpp): nullopt when it no longer is.
+Expected<std::optional<GitState>> mark_if_open(Context& context, const GitState& state,
+                                               core::Verdict verdict, const std::string& sha);
+
 // How often the BAD endpoint's samples show the regression.
 struct Reproduction {
     int reproduced = 0;
@@ -104,8 +110,15 @@ Expected<Cost> cost_of(const Context& context);
 // most 6"; none while every part is below its cap (or has none).
 std::optional<std::string> cap_reached(const StartOptions& options, const Cost& cost);
 
-// The most builds a bisect of `commits` commits takes, skips aside: ceil(log2 n) + 2.
-int build_bound(size_t commits);
+// How many commits a round of the bisect tests: one, or with --multisection its guest
+// slots (--jobs, else the scenario's; Slurm's tasks have none, so one).
+size_t round_size(const Context& context);
+
+// The most builds a bisect of `commits` commits takes, skips aside, with rounds of
+// `round`: ceil(log2 n) + 2 one at a time, k * ceil(log_(k+1) n) + 2 in rounds of k.
+int build_bound(size_t commits, size_t round = 1);
+// The same, as the report says it: "ceil(log2 7) + 2 = 5".
+std::string build_bound_text(size_t commits, size_t round = 1);
 
 // A step's build as the table shows it: "cached", "52 s", "failed, 12 s", or "-".
 std::string build_label(const store::BisectStep& step);

@@ -6,6 +6,7 @@
 #include "util/strings.hpp"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace rig::bisect {
@@ -128,6 +129,43 @@ Expected<GitState> GitBisect::mark(core::Verdict verdict, const std::string& sha
         return fail(ErrorKind::infra,
                     "git bisect " + term + " " + sha + ": " + std::string(util::trim(out)));
     return state_after(out);
+}
+
+Expected<Remaining> GitBisect::remaining() const {
+    Remaining out;
+    std::vector<std::string> range{"rev-list", "--topo-order", "--parents"};
+    for (const std::string& line : util::split(
+             RIG_TRY(git({"for-each-ref", "--format=%(refname) %(objectname)", "refs/bisect/"})),
+             '\n')) {
+        auto space = line.find(' ');
+        if (space == std::string::npos)
+            continue;
+        std::string name = line.substr(0, space), sha = line.substr(space + 1);
+        if (name == "refs/bisect/bad")
+            out.bad = sha;
+        else if (util::starts_with(name, "refs/bisect/good-"))
+            range.push_back("^" + sha);
+        else if (util::starts_with(name, "refs/bisect/skip-"))
+            out.skipped.push_back(sha);
+    }
+    if (out.bad.empty())
+        return fail(ErrorKind::infra, "no bisect in progress in " + m_dir.string());
+    range.push_back(out.bad);
+    std::map<std::string, size_t> index;
+    std::vector<std::vector<std::string>> parents;
+    for (const std::string& line : util::split(RIG_TRY(git(range)), '\n')) {
+        std::vector<std::string> words = util::split(std::string(util::trim(line)), ' ');
+        if (words.empty() || words.front().empty())
+            continue;
+        index[words.front()] = out.commits.size();
+        out.commits.push_back({words.front(), {}});
+        parents.emplace_back(words.begin() + 1, words.end());
+    }
+    for (size_t i = 0; i < out.commits.size(); ++i)
+        for (const std::string& parent : parents[i])
+            if (auto found = index.find(parent); found != index.end())
+                out.commits[i].parents.push_back(found->second);
+    return out;
 }
 
 Expected<std::string> GitBisect::log() const {

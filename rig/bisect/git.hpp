@@ -37,6 +37,8 @@ public:
     Expected<GitState> start(const std::string& bad, const std::string& good) override;
     // `git bisect good|bad|skip SHA`; unsure is told to git as skip.
     Expected<GitState> mark(core::Verdict verdict, const std::string& sha) override;
+    // From the bisect's refs and `git rev-list --topo-order --parents`.
+    Expected<Remaining> remaining() const override;
     // `git bisect log`: replayable with `git bisect replay` in any clone of the repository.
     Expected<std::string> log() const override;
 

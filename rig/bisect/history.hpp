@@ -25,6 +25,19 @@ struct GitState {
     std::string output;                  // what the history printed
 };
 
+// What the bisect has left, for choosing several commits to test at once: the commits
+// the first bad one may still be (the last one known bad among them), each with its
+// parents among them, children before parents; and which of them were skipped.
+struct Remaining {
+    struct Commit {
+        std::string sha;
+        std::vector<size_t> parents; // indexes into `commits`
+    };
+    std::vector<Commit> commits;
+    std::string bad;                  // the last commit known bad
+    std::vector<std::string> skipped; // among `commits`
+};
+
 struct CommitInfo {
     std::string sha;
     std::string subject;
@@ -48,6 +61,8 @@ public:
     virtual Expected<GitState> start(const std::string& bad, const std::string& good) = 0;
     // Tells the bisect `sha`'s verdict; unsure counts as skip.
     virtual Expected<GitState> mark(core::Verdict verdict, const std::string& sha) = 0;
+    // What the bisect in progress has left (above).
+    virtual Expected<Remaining> remaining() const = 0;
     // The bisect so far as `git bisect log` prints it.
     virtual Expected<std::string> log() const = 0;
 

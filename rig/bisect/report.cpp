@@ -476,8 +476,8 @@ Expected<std::string> render_report(int64_t id, store::Database& db, const Setti
                (s.verdict == core::Verdict::skip || s.verdict == core::Verdict::unsure);
     });
     out << "cost: " << cost.builds << " builds (" << util::fixed(cost.build_seconds / 60, 1)
-        << " min), " << cost.boots << " boots; " << commits << " commits in range, bound ceil(log2 "
-        << commits << ") + 2 = " << build_bound(commits) << " builds plus " << skips
+        << " min), " << cost.boots << " boots; " << commits << " commits in range, bound "
+        << build_bound_text(commits, round_size(context)) << " builds plus " << skips
         << " skipped\n";
 
     std::string confidence = confidence_of(context);

@@ -31,6 +31,7 @@ struct StartOptions {
     int infra_retries = 3;      // infra errors in a row before the bisect stops
     bool verify_revert = false; // also revert the culprit on BAD and check that it passes
     int jobs = 0;               // guests at once, each on its own CPUs; 0: the scenario's
+    bool multisection = false;  // with jobs > 1, that many commits a round (bisect/multisect)
     // The cost cap, each 0 for none: reached before the next commit is measured, it ends
     // the bisect as capped, with the range it had narrowed down to.
     int max_builds = 0;
@@ -50,6 +51,7 @@ void fields(Options& options, Visit&& visit) {
     visit("infra_retries", options.infra_retries);
     visit("verify_revert", options.verify_revert);
     visit("jobs", options.jobs);
+    visit("multisection", options.multisection);
     visit("max_builds", options.max_builds);
     visit("max_boots", options.max_boots);
     visit("max_hours", options.max_hours);

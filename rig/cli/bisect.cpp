@@ -115,6 +115,9 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
                      "or metric bisect also takes GOOD's and BAD's together (default: the "
                      "scenario's jobs, 1)")
         ->check(CLI::Range(1, 1024));
+    start->add_flag("--multisection", s.multisection,
+                    "with --jobs K, test K commits of the range at once, at its K-quantiles: "
+                    "about log_(K+1) N rounds instead of log2 N steps, for K builds a round");
     start->callback([&options] { options.action = BisectAction::start; });
 
     auto* resume = bisect->add_subcommand("resume", "carry on with a stopped or killed bisect");

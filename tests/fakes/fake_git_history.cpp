@@ -81,6 +81,22 @@ public:
         return state();
     }
 
+    // (good, bad] newest first, each commit's parent the one after it.
+    Expected<bisect::Remaining> remaining() const override {
+        const auto& commits = m_history.m_commits;
+        bisect::Remaining out;
+        out.bad = commits[m_bad];
+        for (int at = m_bad; at > m_good; --at) {
+            bisect::Remaining::Commit commit{commits[at], {}};
+            if (at - 1 > m_good)
+                commit.parents.push_back(out.commits.size() + 1);
+            out.commits.push_back(commit);
+            if (m_skipped.count(at))
+                out.skipped.push_back(commits[at]);
+        }
+        return out;
+    }
+
     Expected<std::string> log() const override { return m_log; }
 
     Expected<void> write_revert_patch(const std::string& culprit, const std::string& head,

@@ -96,6 +96,14 @@ struct Driver {
         return options;
     }
 
+    // A bisect of the whole history in rounds of `jobs` commits (--multisection).
+    Expected<int64_t> create_multisection(int jobs) {
+        bisect::StartOptions start = options(0, static_cast<int>(commits.size()) - 1);
+        start.jobs = jobs;
+        start.multisection = true;
+        return bisect::create_bisect(start, *db, settings);
+    }
+
     // Guests fail their workload from commit `first_bad` on, and succeed before it.
     std::function<GuestScript(const vm::GuestSpec&)> failing_from(int first_bad) {
         std::set<std::string> bad(commits.begin() + first_bad, commits.end());
@@ -106,6 +114,37 @@ struct Driver {
 
     Expected<core::BisectStatus> run(int64_t id, vm::Hypervisor& hypervisor) {
         return bisect::run_bisect(id, *db, hypervisor, settings, interrupted, out);
+    }
+
+    // Runs bisect `id`, Ctrl-C while its guest number `stop_at` runs, then resumes it:
+    // the culprit `first_bad` found, and no step stored twice (a commit is decided once
+    // in each role).
+    void expect_resumed(int64_t id, int stop_at, int first_bad) {
+        int guests = 0;
+        auto failing = failing_from(first_bad);
+        FakeHypervisor first([&](const vm::GuestSpec& spec) {
+            if (++guests == stop_at)
+                interrupted = true;
+            return failing(spec);
+        });
+        auto stopped = run(id, first);
+        ASSERT_TRUE(stopped) << stopped.error().message;
+        EXPECT_EQ(*stopped, core::BisectStatus::interrupted) << out.str();
+        size_t steps_before = db->bisect_steps(id).value().size();
+        EXPECT_GE(steps_before, 1u);
+
+        interrupted = false;
+        FakeHypervisor second(failing_from(first_bad));
+        auto status = run(id, second);
+        ASSERT_TRUE(status) << status.error().message;
+        EXPECT_EQ(*status, core::BisectStatus::culprit) << out.str();
+        EXPECT_EQ(db->bisect(id).value()->culprit, commits[first_bad]);
+        std::set<std::pair<std::string, core::StepRole>> seen;
+        auto steps = db->bisect_steps(id).value();
+        for (const auto& step : steps)
+            EXPECT_TRUE(seen.insert({step.commit, step.role}).second)
+                << step.commit << " " << core::to_string(step.role) << " twice";
+        EXPECT_GT(seen.size(), steps_before);
     }
 
     std::multiset<core::StepRole> roles(int64_t id) {
@@ -182,33 +221,8 @@ TEST(BisectDriver, AnInterruptedBisectResumesWithoutRedoingAStep) {
     Driver driver(8);
     auto id = bisect::create_bisect(driver.options(0, 7), *driver.db, driver.settings);
     ASSERT_TRUE(id) << id.error().message;
-    int guests = 0;
-    auto fail_from_5 = driver.failing_from(5);
     // Ctrl-C while the sixth guest runs: a few steps are stored by then.
-    FakeHypervisor first([&](const vm::GuestSpec& spec) {
-        if (++guests == 6)
-            driver.interrupted = true;
-        return fail_from_5(spec);
-    });
-    auto stopped = driver.run(*id, first);
-    ASSERT_TRUE(stopped) << stopped.error().message;
-    EXPECT_EQ(*stopped, core::BisectStatus::interrupted);
-    size_t steps_before = driver.db->bisect_steps(*id).value().size();
-    EXPECT_GE(steps_before, 1u);
-
-    driver.interrupted = false;
-    FakeHypervisor second(driver.failing_from(5));
-    auto status = driver.run(*id, second);
-    ASSERT_TRUE(status) << status.error().message;
-    EXPECT_EQ(*status, core::BisectStatus::culprit) << driver.out.str();
-    EXPECT_EQ(driver.db->bisect(*id).value()->culprit, driver.commits[5]);
-    // No step was stored twice: a commit is decided once in each role.
-    std::set<std::pair<std::string, core::StepRole>> seen;
-    auto steps = driver.db->bisect_steps(*id).value();
-    for (const auto& step : steps)
-        EXPECT_TRUE(seen.insert({step.commit, step.role}).second)
-            << step.commit << " " << core::to_string(step.role) << " twice";
-    EXPECT_GT(seen.size(), steps_before);
+    driver.expect_resumed(*id, 6, 5);
 }
 
 TEST(BisectDriver, InfraErrorsInARowStopTheBisectForAResume) {
@@ -361,4 +375,35 @@ TEST(BisectDriver, ARevisionThatIsNoCommitIsAUsageError) {
     ASSERT_FALSE(id);
     EXPECT_EQ(id.error().kind, ErrorKind::usage);
     EXPECT_NE(id.error().message.find("no-such-branch"), std::string::npos);
+}
+
+// --jobs 3 --multisection: rounds of three commits, each round's guests side by side, the
+// planted culprit found and verified as one commit at a time finds it.
+TEST(BisectDriver, MultisectionTestsThreeCommitsARoundAndVerifiesTheCulprit) {
+    Driver driver(25);
+    auto id = driver.create_multisection(3);
+    ASSERT_TRUE(id) << id.error().message;
+    FakeHypervisor hypervisor(driver.failing_from(17));
+    auto status = driver.run(*id, hypervisor);
+    ASSERT_TRUE(status) << status.error().message << driver.out.str();
+    EXPECT_EQ(*status, core::BisectStatus::culprit) << driver.out.str();
+    EXPECT_EQ(driver.db->bisect(*id).value()->culprit, driver.commits[17]);
+    // 24 commits: rounds of three leave 24 -> 6 -> 2 -> 1, 3 rounds (binary takes 5 steps).
+    EXPECT_LE(driver.roles(*id).count(core::StepRole::bisect), 9u) << driver.out.str();
+    EXPECT_NE(driver.out.str().find("3 commits at once: "), std::string::npos) << driver.out.str();
+    // The first round was the range's quarters: 6, 12 and 18 of the 24.
+    const auto& marked = driver.history->marked;
+    ASSERT_GE(marked.size(), 3u);
+    EXPECT_EQ(std::vector<std::string>(marked.begin(), marked.begin() + 3),
+              (std::vector<std::string>{"good 6", "good 12", "bad 18"}));
+}
+
+// A multisection bisect interrupted in a round resumes from its stored steps: none measured
+// twice, the same culprit.
+TEST(BisectDriver, AnInterruptedMultisectionResumesWithoutRedoingAStep) {
+    Driver driver(25);
+    auto id = driver.create_multisection(3);
+    ASSERT_TRUE(id) << id.error().message;
+    // Ctrl-C in the second round: the endpoints took 2 + 6 guests, the first round 6.
+    driver.expect_resumed(*id, 17, 17);
 }

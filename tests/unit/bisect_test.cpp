@@ -549,6 +549,7 @@ TEST(BisectSettings, EveryFieldOfTheListRoundTripsAsJson) {
     options.infra_retries = 5;
     options.verify_revert = true;
     options.jobs = 2;
+    options.multisection = true;
     options.max_builds = 9;
     options.max_boots = 90;
     options.max_hours = 2.25;
@@ -626,6 +627,16 @@ TEST(BisectBound, CeilLog2PlusTheTwoEndpoints) {
     EXPECT_EQ(rig::bisect::build_bound(2), 3);
     EXPECT_EQ(rig::bisect::build_bound(5), 5);
     EXPECT_EQ(rig::bisect::build_bound(1024), 12);
+    EXPECT_EQ(rig::bisect::build_bound_text(7), "ceil(log2 7) + 2 = 5");
+}
+
+TEST(BisectBound, RoundsOfKTakeKBuildsPerPowerOfKPlusOne) {
+    // 24 commits in rounds of 3: 24 -> 6 -> 2 -> 1 needs ceil(log4 24) = 3 rounds.
+    EXPECT_EQ(rig::bisect::build_bound(24, 3), 11);
+    EXPECT_EQ(rig::bisect::build_bound(16, 3), 8);
+    EXPECT_EQ(rig::bisect::build_bound(1, 3), 2);
+    EXPECT_EQ(rig::bisect::build_bound(24, 1), rig::bisect::build_bound(24));
+    EXPECT_EQ(rig::bisect::build_bound_text(24, 3), "3 x ceil(log4 24) + 2 = 11");
 }
 
 TEST(BisectVerdict, ComparisonsSwitchToMannWhitneyAtEightSamplesASide) {

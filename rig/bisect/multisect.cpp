@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// The commits of a multisection round.
+#include "bisect/multisect.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <set>
+
+namespace rig::bisect {
+
+namespace {
+
+// Beyond this many commits the bit sets below (n * n bits) would take more memory than a
+// round is worth: the place in topological order stands in for the count, exact on a line.
+constexpr size_t k_max_exact = 20000;
+
+// How many of the remaining commits each one reaches (its ancestors among them and
+// itself), from bit sets filled parents first: `commits` lists children before parents.
+std::vector<size_t> ancestor_counts(const Remaining& remaining) {
+    const size_t n = remaining.commits.size();
+    if (n > k_max_exact) {
+        std::vector<size_t> places(n);
+        for (size_t i = 0; i < n; ++i)
+            places[i] = n - i;
+        return places;
+    }
+    const size_t words = (n + 63) / 64;
+    std::vector<std::vector<uint64_t>> reach(n, std::vector<uint64_t>(words, 0));
+    std::vector<size_t> counts(n, 0);
+    for (size_t i = n; i-- > 0;) {
+        std::vector<uint64_t>& mine = reach[i];
+        mine[i / 64] |= uint64_t{1} << (i % 64);
+        for (size_t parent : remaining.commits[i].parents)
+            if (parent > i && parent < n) // listed after its child, as topo order has it
+                for (size_t w = 0; w < words; ++w)
+                    mine[w] |= reach[parent][w];
+        for (uint64_t word : mine)
+            counts[i] += static_cast<size_t>(__builtin_popcountll(word));
+    }
+    return counts;
+}
+
+} // namespace
+
+std::vector<std::string> split_points(const Remaining& remaining, size_t k) {
+    const size_t n = remaining.commits.size();
+    if (k == 0 || n == 0)
+        return {};
+    const std::set<std::string> skipped(remaining.skipped.begin(), remaining.skipped.end());
+    std::vector<size_t> counts = ancestor_counts(remaining);
+    std::vector<bool> taken(n, false);
+    for (size_t i = 0; i < n; ++i)
+        taken[i] =
+            remaining.commits[i].sha == remaining.bad || skipped.count(remaining.commits[i].sha);
+    std::vector<size_t> chosen;
+    for (size_t part = 1; part <= k; ++part) {
+        // Twice the target, to stay in whole numbers: |2 * count - 2 * part * n / (k + 1)|.
+        auto distance = [&](size_t i) {
+            int64_t twice = 2 * static_cast<int64_t>(counts[i]) * static_cast<int64_t>(k + 1);
+            int64_t target = 2 * static_cast<int64_t>(part * n);
+            return twice > target ? twice - target : target - twice;
+        };
+        std::optional<size_t> best;
+        for (size_t i = 0; i < n; ++i)
+            if (!taken[i] && (!best || distance(i) < distance(*best)))
+                best = i;
+        if (!best)
+            break;
+        taken[*best] = true;
+        chosen.push_back(*best);
+    }
+    std::sort(chosen.begin(), chosen.end(), [&](size_t a, size_t b) {
+        return counts[a] != counts[b] ? counts[a] < counts[b] : a > b;
+    });
+    std::vector<std::string> out;
+    for (size_t i : chosen)
+        out.push_back(remaining.commits[i].sha);
+    return out;
+}
+
+bool still_open(const Remaining& remaining, const std::string& sha) {
+    if (sha == remaining.bad)
+        return false;
+    return std::any_of(remaining.commits.begin(), remaining.commits.end(),
+                       [&](const Remaining::Commit& commit) { return commit.sha == sha; });
+}
+
+} // namespace rig::bisect
