@@ -3,6 +3,7 @@
 #include "fake_commit_builder.hpp"
 
 #include <fstream>
+#include <thread>
 
 namespace rig::test {
 
@@ -15,6 +16,9 @@ FakeCommitBuilder::build(const kernel::GitRequest& request, const std::string&,
                          const std::string& prefix, std::ostream& out, const std::atomic<bool>&) {
     built.push_back(request.ref);
     out << prefix << "fake build\n";
+    if (build_cost.count() > 0 &&
+        charged.insert(request.ref + (request.patches.empty() ? "" : "+patched")).second)
+        std::this_thread::sleep_for(build_cost);
     kernel::BuildResult result;
     result.commit = request.ref;
     result.seconds = 1;
@@ -34,6 +38,9 @@ FakeCommitBuilder::build(const kernel::GitRequest& request, const std::string&,
 }
 
 Expected<std::filesystem::path> FakeCommitBuilder::initramfs(const kernel::Artifact&) {
+    ++steps_prepared;
+    if (step_cost.count() > 0)
+        std::this_thread::sleep_for(step_cost);
     std::filesystem::path initrd = m_dir / "base.cpio";
     std::ofstream(initrd, std::ios::app);
     return initrd;

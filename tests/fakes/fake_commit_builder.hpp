@@ -6,6 +6,7 @@
 
 #include "bisect/builder.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -25,6 +26,14 @@ public:
 
     std::set<std::string> broken;   // commits that fail to build
     std::vector<std::string> built; // each commit asked for, in order
+    // What a model of a host charges (tests/bench/bisect-model), in real time: a commit's
+    // first build (later ones are cache hits), and every step's preparation (checkout,
+    // initramfs, rig's own work).
+    std::chrono::milliseconds build_cost{0};
+    std::chrono::milliseconds step_cost{0};
+    // Builds already paid for: cache hits from the start (a GOOD the suites built before).
+    std::set<std::string> charged;
+    int steps_prepared = 0; // initramfs() calls: one a step
 
     // The commit a guest of this builder's kernels boots, from its image's name.
     static std::string commit_of(const std::filesystem::path& boot_image);
