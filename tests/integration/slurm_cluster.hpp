@@ -7,10 +7,15 @@
 #include "proc/process.hpp"
 #include "scratch.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <string>
+#include <thread>
 
 namespace rig::test {
 
@@ -29,7 +34,14 @@ public:
     ~SlurmCluster() {
         auto stopped = script({"--stop", m_dir.string()});
         EXPECT_EQ(stopped.exit_code, 0) << stopped.out << stopped.err;
-        EXPECT_TRUE(processes_mentioning(m_dir.string()).empty());
+        // A job's processes, or a daemon killed at the end of its 10 s, may take a moment
+        // more to go once the daemons have: only what stays is left behind.
+        for (int i = 0; i < 100 && !processes_mentioning(m_dir.string()).empty(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        std::string left;
+        for (int pid : processes_mentioning(m_dir.string()))
+            left += "\n  " + command_line(pid);
+        EXPECT_TRUE(left.empty()) << "left running once the cluster stopped:" << left;
     }
     SlurmCluster(const SlurmCluster&) = delete;
     SlurmCluster& operator=(const SlurmCluster&) = delete;
@@ -50,6 +62,14 @@ private:
         auto result = proc::run(argv, options);
         EXPECT_TRUE(result) << (result ? "" : result.error().message);
         return result ? *result : proc::RunResult{};
+    }
+
+    // Its arguments, NULs as spaces.
+    static std::string command_line(int pid) {
+        std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::replace(text.begin(), text.end(), '\0', ' ');
+        return std::to_string(pid) + " " + text;
     }
 
     std::filesystem::path m_dir;
