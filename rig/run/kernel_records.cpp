@@ -2,7 +2,10 @@
 // Kernel builds and artifacts as database records.
 #include "run/kernel_records.hpp"
 
+#include "util/clock.hpp"
 #include "util/fields.hpp"
+
+#include <chrono>
 
 namespace rig::run {
 
@@ -44,6 +47,12 @@ Expected<void> record_build(store::Database& db, const kernel::BuildResult& resu
     build.compiler = result.compiler;
     build.outcome = result.outcome;
     build.duration_seconds = result.seconds;
+    // Recorded as it ends: when it started is that long ago (left empty, the store would
+    // say now).
+    build.started_at =
+        util::utc_text(std::chrono::system_clock::now() -
+                       std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                           std::chrono::duration<double>(result.seconds)));
     build.log_path = result.log.string();
     build.error_lines = result.error_lines;
     build.artifact_id = artifact_id;

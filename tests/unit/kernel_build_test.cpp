@@ -7,7 +7,9 @@
 #include "run/kernel_records.hpp"
 #include "store/store.hpp"
 #include "temp_dir.hpp"
+#include "util/clock.hpp"
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
@@ -121,8 +123,17 @@ protected:
 };
 
 TEST_F(KernelBuild, BuildsThenASecondRequestIsACacheHitWithNoMakeRun) {
+    const std::string before = util::utc_text(std::chrono::system_clock::now());
     BuildResult first = build(request());
     ASSERT_EQ(first.outcome, BuildOutcome::ok) << first.error_lines;
+    // The record says when the build started, not when it was stored.
+    const auto built_for = std::chrono::duration_cast<std::chrono::system_clock::duration>(
+        std::chrono::duration<double>(first.seconds));
+    const std::string latest_start = util::utc_text(std::chrono::system_clock::now() - built_for);
+    auto recorded = m_db->kernel_builds().value();
+    ASSERT_EQ(recorded.size(), 1u);
+    EXPECT_GE(recorded[0].started_at, before);
+    EXPECT_LE(recorded[0].started_at, latest_start) << "a build of " << first.seconds << " s";
     EXPECT_FALSE(first.cache_hit);
     ASSERT_TRUE(first.artifact);
     EXPECT_EQ(first.artifact->release, "6.1.0-fake");
