@@ -48,6 +48,9 @@ inline std::vector<std::string> query(const std::filesystem::path& db, const std
         ADD_FAILURE() << "cannot open " << db;
         return rows;
     }
+    // rig may be writing, or still making the file (its schema, the switch to WAL): wait
+    // as rig's own connections do rather than fail with "database is locked".
+    sqlite3_busy_timeout(handle, 10000);
     sqlite3_stmt* statement = nullptr;
     if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
         ADD_FAILURE() << sqlite3_errmsg(handle) << ": " << sql;
