@@ -260,9 +260,8 @@ std::string left_to_test(const GitState& state) {
 // The commits to test next: git's one, or with --multisection and guest slots, one per
 // slot at the quantiles of what is left. git alone when it wants a merge base tested.
 Expected<std::vector<std::string>> round_of(const Context& context, const GitState& state) {
-    const size_t slots = context.cpu_sets.size();
-    if (!context.options.multisection || slots < 2 ||
-        state.output.find("merge base must be tested") != std::string::npos)
+    const size_t slots = round_size(context);
+    if (slots < 2 || state.output.find("merge base must be tested") != std::string::npos)
         return std::vector<std::string>{state.next};
     auto round = split_points(RIG_TRY(context.history->remaining()), slots);
     if (round.size() < 2)

@@ -55,11 +55,11 @@ std::vector<std::string> split_points(const Remaining& remaining, size_t k) {
             remaining.commits[i].sha == remaining.bad || skipped.count(remaining.commits[i].sha);
     std::vector<size_t> chosen;
     for (size_t part = 1; part <= k; ++part) {
-        // Twice the target, to stay in whole numbers: |2 * count - 2 * part * n / (k + 1)|.
+        // |count - part * n / (k + 1)|, times k + 1 to stay in whole numbers.
         auto distance = [&](size_t i) {
-            int64_t twice = 2 * static_cast<int64_t>(counts[i]) * static_cast<int64_t>(k + 1);
-            int64_t target = 2 * static_cast<int64_t>(part * n);
-            return twice > target ? twice - target : target - twice;
+            int64_t scaled = static_cast<int64_t>(counts[i] * (k + 1));
+            int64_t target = static_cast<int64_t>(part * n);
+            return scaled > target ? scaled - target : target - scaled;
         };
         std::optional<size_t> best;
         for (size_t i = 0; i < n; ++i)
