@@ -434,6 +434,21 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
                                           "is measured");
     auto scenario = RIG_TRY(spec::load_scenario(options.scenario));
     auto cells = RIG_TRY(core::expand(scenario));
+    if (options.series) {
+        // The series applied: its patches are the history bisected.
+        std::erase_if(cells, [](const core::Cell& cell) { return cell.param("series") != "with"; });
+        if (cells.empty())
+            return fail(ErrorKind::usage, "--series bisects a git kernel's posted series, and no "
+                                          "cell of " +
+                                              options.scenario.string() +
+                                              " applies one (no kernel has `series:`, or the "
+                                              "matrix has no `series: with`)");
+        if (!options.good.empty() || !options.bad.empty())
+            return fail(ErrorKind::usage, "--series bisects from the series' base to its last "
+                                          "patch: drop --good and --bad");
+    } else if (options.good.empty() || options.bad.empty()) {
+        return fail(ErrorKind::usage, "rig bisect start needs --good and --bad (or --series)");
+    }
     const core::Cell& cell = cells[RIG_TRY(select_cell(cells, options.cell))];
     const core::Kernel& kernel = scenario.kernels[cell.kernel];
     if (kernel.source != core::KernelSource::git)
@@ -466,18 +481,23 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
     run.status = core::RunStatus::finished;
     // Resolved in a scratch repository of rig's first: the bisect's own comes with its id.
     auto history = RIG_TRY(open_history(settings, bisects_folder(settings) / "resolve", repo));
-    info.good = RIG_TRY(history->resolve(options.good));
-    info.bad = RIG_TRY(history->resolve(options.bad));
+    // The cell whole, so that the bisect needs neither the scenario nor its fragments and
+    // patches again.
+    core::CellRecord record = RIG_TRY(run::freeze(scenario, {cell}, resolve_in(*history))).front();
+    if (options.series) {
+        info.good = record.commit;
+        info.bad = RIG_TRY(series_line(*history, record)).back();
+    } else {
+        info.good = RIG_TRY(history->resolve(options.good));
+        info.bad = RIG_TRY(history->resolve(options.bad));
+    }
     if (info.good == info.bad)
         return fail(ErrorKind::usage, "--good and --bad are the same commit " + info.good);
     if (RIG_TRY(history->count(info.good, info.bad)) == 0)
         return fail(ErrorKind::usage, "--bad " + options.bad + " does not come after --good " +
                                           options.good + ": git rev-list " + short_sha(info.good) +
                                           ".." + short_sha(info.bad) + " is empty");
-    // The cell whole, so that the bisect needs neither the scenario nor its fragments and
-    // patches again.
-    info.cell_record =
-        core::encode(RIG_TRY(run::freeze(scenario, {cell}, resolve_in(*history))).front());
+    info.cell_record = core::encode(record);
     // Their owner locks exist before their rows do, so that a rig killed before it runs the
     // bisect leaves both reading as interrupted (store::Database::own_run); run_bisect owns
     // them from there.

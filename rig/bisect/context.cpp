@@ -78,9 +78,30 @@ Expected<Context> load(int64_t id, store::Database& db, const Settings& settings
     }
     context.history = RIG_TRY(open_history(
         settings, bisects_folder(settings) / std::to_string(id) / "git", context.repo));
+    if (context.options.series)
+        context.series_commits = RIG_TRY(series_line(*context.history, record));
+    context.record = std::move(record);
     for (core::Sample& sample : RIG_TRY(db.samples(info->run_id)))
         context.samples_by_cell[sample.cell_id].push_back(std::move(sample));
     return context;
+}
+
+Expected<std::vector<std::string>> series_line(History& history, const core::CellRecord& record) {
+    if (record.series.empty())
+        return fail(ErrorKind::infra, "cell " + record.cell.id + " applies no series");
+    std::vector<std::string> patches;
+    for (const core::StoredFile& patch : record.series)
+        patches.push_back(patch.text);
+    return history.commit_series(record.commit, patches);
+}
+
+std::optional<size_t> series_patches_at(const Context& context, const std::string& sha) {
+    if (sha == context.record.commit)
+        return 0;
+    auto found = std::find(context.series_commits.begin(), context.series_commits.end(), sha);
+    if (found == context.series_commits.end())
+        return std::nullopt;
+    return static_cast<size_t>(found - context.series_commits.begin()) + 1;
 }
 
 Expected<std::unique_ptr<History>> open_history(const Settings& settings, const fs::path& dir,
@@ -182,6 +203,9 @@ Expected<Cost> cost_of(const Context& context) {
     std::set<std::string> commits_tested;
     for (const auto& step : context.steps)
         commits_tested.insert(step.commit);
+    // A series' commits are built as its base with patches, and recorded so.
+    if (!context.series_commits.empty())
+        commits_tested.insert(context.record.commit);
     // From the build records, not the steps: a build finished just before a kill is a
     // cache hit for the resumed step, but it was built by this bisect all the same.
     for (const auto& build : RIG_TRY(context.db.kernel_builds()))

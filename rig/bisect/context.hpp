@@ -52,7 +52,19 @@ struct Context {
     core::Accelerator accel = core::Accelerator::tcg;
     // What the guests see of this host (guest/root.hpp), made once when the driver starts.
     guest::GuestRoot root = {};
+    // --series: the commits made of the series' patches on GOOD, in order (series_line),
+    // and the cell's record, whose kernel applies its own patches and then the series'.
+    std::vector<std::string> series_commits = {};
+    core::CellRecord record = {};
 };
+
+// The series of `record` (a cell with its series applied) as commits on its base in
+// `history`: what a series bisect bisects.
+Expected<std::vector<std::string>> series_line(History& history, const core::CellRecord& record);
+
+// How many of the series' patches the commit `sha` of a series bisect has applied (0 for
+// the base); nullopt for a commit not on the series' line.
+std::optional<size_t> series_patches_at(const Context& context, const std::string& sha);
 
 Expected<Context> load(int64_t id, store::Database& db, const Settings& settings);
 

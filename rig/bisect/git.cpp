@@ -2,6 +2,7 @@
 // git bisect in rig's own bare repository, driven through proc/ with argument vectors.
 #include "bisect/git.hpp"
 
+#include "kernel/series.hpp"
 #include "proc/git.hpp"
 #include "util/strings.hpp"
 
@@ -210,6 +211,67 @@ Expected<void> GitBisect::write_revert_patch(const std::string& culprit, const s
     if (!out.flush())
         return fail(ErrorKind::infra, "cannot write " + file.string());
     return {};
+}
+
+namespace {
+
+// "Name <user@host>" as git's author name and address; a bare address is both.
+std::pair<std::string, std::string> name_and_address(const std::string& from) {
+    size_t open = from.rfind('<'), close = from.rfind('>');
+    if (open == std::string::npos || close == std::string::npos || close < open)
+        return {std::string(util::trim(from)), std::string(util::trim(from))};
+    std::string name(util::trim(from.substr(0, open)));
+    if (name.size() >= 2 && name.front() == '"' && name.back() == '"')
+        name = name.substr(1, name.size() - 2);
+    std::string address = from.substr(open + 1, close - open - 1);
+    return {name.empty() ? address : name, address};
+}
+
+} // namespace
+
+Expected<std::vector<std::string>>
+GitBisect::commit_series(const std::string& base, const std::vector<std::string>& patches) {
+    fs::path index = m_dir / "rig-series-index";
+    fs::path file = m_dir / "rig-series.patch";
+    std::vector<std::string> commits;
+    std::string parent = base;
+    for (size_t i = 0; i < patches.size(); ++i) {
+        kernel::SeriesMail mail = kernel::read_mail(patches[i]);
+        auto [name, address] = name_and_address(mail.from);
+        proc::RunOptions options;
+        options.cwd = m_dir;
+        options.env = {{"GIT_INDEX_FILE", index.string()},
+                       {"GIT_AUTHOR_NAME", name.empty() ? "unknown" : name},
+                       {"GIT_AUTHOR_EMAIL", address},
+                       {"GIT_AUTHOR_DATE", mail.date},
+                       {"GIT_COMMITTER_NAME", "rig"},
+                       {"GIT_COMMITTER_EMAIL", "rig@localhost"},
+                       {"GIT_COMMITTER_DATE", mail.date}};
+        auto step = [&](const std::vector<std::string>& args) -> Expected<std::string> {
+            auto result = RIG_TRY(proc::run_git(args, options));
+            if (result.exit_code != 0)
+                return fail(ErrorKind::infra, "patch " + std::to_string(i + 1) +
+                                                  " of the series: git " + util::join(args, " ") +
+                                                  ": " + std::string(util::trim(result.err)));
+            return std::string(util::trim(result.out));
+        };
+        {
+            std::ofstream out(file, std::ios::binary | std::ios::trunc);
+            out << patches[i];
+            if (!out.flush())
+                return fail(ErrorKind::infra, "cannot write " + file.string());
+        }
+        RIG_TRY(step({"read-tree", parent}));
+        RIG_TRY(step({"apply", "--cached", file.string()}));
+        std::string tree = RIG_TRY(step({"write-tree"}));
+        std::string message = mail.title() + (mail.body.empty() ? "" : "\n\n" + mail.body);
+        parent = RIG_TRY(step({"commit-tree", tree, "-p", parent, "-m", message}));
+        commits.push_back(parent);
+    }
+    std::error_code ec;
+    fs::remove(index, ec);
+    fs::remove(file, ec);
+    return commits;
 }
 
 } // namespace rig::bisect

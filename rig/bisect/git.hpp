@@ -45,6 +45,9 @@ public:
     // Made in rig's repository with a private index, nothing checked out.
     Expected<void> write_revert_patch(const std::string& culprit, const std::string& head,
                                       const std::filesystem::path& file) const override;
+    // Made as the revert is, with rig as committer and each patch's date as the commit's.
+    Expected<std::vector<std::string>>
+    commit_series(const std::string& base, const std::vector<std::string>& patches) override;
 
     const std::filesystem::path& dir() const { return m_dir; }
 

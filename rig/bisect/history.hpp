@@ -70,6 +70,12 @@ public:
     // `file`. An error when the revert does not apply cleanly.
     virtual Expected<void> write_revert_patch(const std::string& culprit, const std::string& head,
                                               const std::filesystem::path& file) const = 0;
+
+    // A posted series made into commits on `base`, one per patch (mbox texts, in order),
+    // each with its patch's author, date and message: a series bisected as a history. The
+    // same patches on the same base give the same commits, so a resumed bisect finds them.
+    virtual Expected<std::vector<std::string>>
+    commit_series(const std::string& base, const std::vector<std::string>& patches) = 0;
 };
 
 // Opens the history of the user's repository `repo`, bisected in `dir`, a folder of rig's

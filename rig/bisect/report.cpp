@@ -3,11 +3,14 @@
 #include "bisect/report.hpp"
 
 #include "bisect/context.hpp"
+#include "kernel/series.hpp"
 #include "report/changes.hpp"
 #include "report/table.hpp"
 #include "report/template.hpp"
 #include "run/reproducer.hpp"
+#include "util/hash.hpp"
 #include "util/json.hpp"
+#include "util/mail.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -136,9 +139,26 @@ std::string confidence_of(const Context& context) {
     }
 }
 
+// "patch 2/3 (0002-9p-always-ask.patch)" for a commit of a series bisect, "the series'
+// base" for its GOOD; "" for any other commit.
+std::string series_position(const Context& context, const std::string& sha) {
+    if (context.series_commits.empty())
+        return "";
+    auto applied = series_patches_at(context, sha);
+    if (!applied)
+        return "";
+    if (*applied == 0)
+        return "the series' base";
+    return "patch " + std::to_string(*applied) + "/" +
+           std::to_string(context.series_commits.size()) + " (" +
+           context.record.series[*applied - 1].name + ")";
+}
+
 std::string describe(const Context& context, const std::string& sha) {
     auto commit = context.history->describe(sha);
-    return commit ? short_sha(sha) + " (\"" + commit->subject + "\")" : short_sha(sha);
+    std::string position = series_position(context, sha);
+    return (commit ? short_sha(sha) + " (\"" + commit->subject + "\")" : short_sha(sha)) +
+           (position.empty() ? "" : ", " + position);
 }
 
 std::string truncated(const std::string& text, size_t most) {
@@ -291,6 +311,14 @@ Expected<std::string> mail_summary(const Context& context, const std::string& co
         view["confidence"] = confidence;
     if (!changes.empty())
         view["what_changed"] = changes;
+    if (!context.series_commits.empty()) {
+        const core::StoredFile& cover = context.record.series_cover;
+        view["series"] = {{"cover", cover.text.empty() ? std::string("(no cover letter)")
+                                                       : kernel::read_mail(cover.text).subject},
+                          {"patches", context.series_commits.size()}};
+        if (info.status == core::BisectStatus::culprit)
+            view["series"]["patch"] = series_position(context, info.culprit);
+    }
     return report::render_template(report::builtin_template(report::Builtin::bisect_mail), view,
                                    "reports/bisect-mail.txt.mustache");
 }
@@ -303,6 +331,8 @@ Expected<std::string> culprit_summary(const Context& context) {
         << "  subject: " << commit.subject << "\n"
         << "  author:  " << commit.author << "\n"
         << "  date:    " << commit.date << "\n";
+    if (std::string position = series_position(context, context.info.culprit); !position.empty())
+        out << "  series:  " << position << "\n";
     return out.str();
 }
 
@@ -501,6 +531,72 @@ Expected<std::string> render_report(int64_t id, store::Database& db, const Setti
         break;
     }
     return out.str();
+}
+
+Expected<std::string> series_reply(int64_t id, store::Database& db, const Settings& settings,
+                                   const std::string& from,
+                                   std::chrono::system_clock::time_point date) {
+    Context context = RIG_TRY(load(id, db, settings));
+    const auto& info = context.info;
+    if (context.series_commits.empty())
+        return fail(ErrorKind::usage, "bisect " + std::to_string(id) +
+                                          " is not over a series (`rig bisect start --series`)");
+    if (context.record.series_cover.text.empty())
+        return fail(ErrorKind::usage, "the series of bisect " + std::to_string(id) +
+                                          " has no cover letter to reply to");
+    if (info.status != core::BisectStatus::culprit &&
+        info.status != core::BisectStatus::unverified &&
+        info.status != core::BisectStatus::inconclusive)
+        return fail(ErrorKind::usage, "bisect " + std::to_string(id) + " is " +
+                                          std::string(core::to_string(info.status)) +
+                                          ": it has no finding to reply with yet");
+    kernel::SeriesMail cover = kernel::read_mail(context.record.series_cover.text);
+    Cost cost = RIG_TRY(cost_of(context));
+    std::string body =
+        RIG_TRY(mail_summary(context, confidence_of(context), cost, changes_block(context)));
+    // The summary begins with the subject it would have as a mail of its own.
+    if (util::starts_with(body, "Subject: "))
+        body = std::string(util::trim(body.substr(body.find('\n') + 1)));
+
+    // The culprit's author first, then whoever the series went to.
+    std::string to = cover.from;
+    if (info.status == core::BisectStatus::culprit)
+        to = RIG_TRY(context.history->describe(info.culprit)).author;
+    std::vector<std::string> cc;
+    for (const std::string& list : {cover.from, cover.to, cover.cc})
+        for (const std::string& address : util::split(list, ','))
+            if (std::string one(util::trim(address)); !one.empty() && one != to)
+                cc.push_back(util::address_value(one));
+    std::string references = cover.references;
+    if (!cover.message_id.empty())
+        references += (references.empty() ? "" : " ") + ("<" + cover.message_id + ">");
+    std::string subject = cover.subject;
+    if (!util::starts_with(subject, "Re: "))
+        subject = "Re: " + subject;
+    // The same bisect and finding give the same message, written again or not.
+    std::string message_id = "rig-bisect-" +
+                             util::sha256_hex(cover.message_id + "\n" + info.good + "\n" +
+                                              info.bad + "\n" + info.culprit + "\n" + info.cell_id)
+                                 .substr(0, 16) +
+                             "@" + util::domain_of(from);
+
+    std::string text = "From rig-bisect Mon Sep 17 00:00:00 2001\n";
+    text += "From: " + util::address_value(from) + "\n";
+    text += "To: " + util::address_value(to) + "\n";
+    if (!cc.empty())
+        text += "Cc: " + util::join(cc, ",\n\t") + "\n";
+    text += "Subject: " + subject + "\n";
+    text += "Date: " + util::rfc5322_date(date) + "\n";
+    text += "Message-ID: <" + message_id + ">\n";
+    if (!cover.message_id.empty())
+        text += "In-Reply-To: <" + cover.message_id + ">\n";
+    if (!references.empty())
+        text += "References: " + references + "\n";
+    text += "MIME-Version: 1.0\n";
+    text += "Content-Type: text/plain; charset=UTF-8\n";
+    text += "Content-Transfer-Encoding: 8bit\n";
+    text += "\n" + util::mbox_body(body);
+    return text;
 }
 
 } // namespace rig::bisect

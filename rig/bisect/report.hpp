@@ -8,6 +8,7 @@
 #include "store/store.hpp"
 #include "util/error.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -48,6 +49,14 @@ Expected<CulpritFinding> culprit_finding(int64_t id, store::Database& db, const 
 Expected<void> write_culprit_reproducer(int64_t id, store::Database& db, const Settings& settings,
                                         const std::string& kernel_config,
                                         const std::filesystem::path& tarball);
+
+// Bisect `id`'s finding as a reply to its series' cover letter (`--series`): one message in
+// an mbox, "Re: [PATCH 0/N] ..." with In-Reply-To and References from the cover letter, to
+// the culprit patch's author with the series' sender and recipients in Cc, from `from`.
+// A usage error for a bisect without a series or a cover letter, or that has not ended.
+Expected<std::string> series_reply(int64_t id, store::Database& db, const Settings& settings,
+                                   const std::string& from,
+                                   std::chrono::system_clock::time_point date);
 
 // One line per bisect, or a few for one.
 Expected<std::string> render_status(store::Database& db, int64_t id);

@@ -32,6 +32,9 @@ struct StartOptions {
     bool verify_revert = false; // also revert the culprit on BAD and check that it passes
     int jobs = 0;               // guests at once, each on its own CPUs; 0: the scenario's
     bool multisection = false;  // with jobs > 1, that many commits a round (bisect/multisect)
+    // Over the patches of the kernel's posted series (its `series:`), on the cell with the
+    // series applied: GOOD is the base, BAD the last patch; good and bad are not given.
+    bool series = false;
     // The cost cap, each 0 for none: reached before the next commit is measured, it ends
     // the bisect as capped, with the range it had narrowed down to.
     int max_builds = 0;
@@ -52,6 +55,7 @@ void fields(Options& options, Visit&& visit) {
     visit("verify_revert", options.verify_revert);
     visit("jobs", options.jobs);
     visit("multisection", options.multisection);
+    visit("series", options.series);
     visit("max_builds", options.max_builds);
     visit("max_boots", options.max_boots);
     visit("max_hours", options.max_hours);

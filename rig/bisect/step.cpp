@@ -28,6 +28,14 @@ CommitCell commit_cell(const Context& context, const std::string& sha,
     core::Kernel& kernel = out.scenario.kernels[context.cell.kernel];
     kernel.name = context.cell.kernel_name + "@" + short_sha(sha) + label;
     kernel.ref = sha;
+    if (!context.series_commits.empty()) {
+        // A commit of the series' line is built as rig's clone builds any series: the base
+        // with the first patches applied (the commits exist in rig's bisect repository only).
+        size_t own = kernel.patches.size() - context.record.series.size();
+        size_t applied = series_patches_at(context, sha).value_or(context.record.series.size());
+        kernel.ref = context.record.commit;
+        kernel.patches.resize(own + applied);
+    }
     kernel.patches.insert(kernel.patches.end(), patches.begin(), patches.end());
     out.cell = core::make_cell(out.scenario, context.cell.kernel, context.cell.params);
     return out;

@@ -6,6 +6,7 @@
 #include "kernel/artifact.hpp"
 #include "run/batch.hpp"
 #include "store/store.hpp"
+#include "util/file.hpp"
 #include "vm/qemu.hpp"
 
 #include <CLI/CLI.hpp>
@@ -72,8 +73,11 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
                       "the cell: id or id prefix, or KEY=VALUE[,KEY=VALUE] on kernel, config "
                       "and axes (fs, cache, msize, ...); needed only when the scenario has "
                       "more than one cell");
-    start->add_option("--good", s.good, "a revision where the cell passes")->required();
-    start->add_option("--bad", s.bad, "a later revision where it fails")->required();
+    start->add_option("--good", s.good, "a revision where the cell passes");
+    start->add_option("--bad", s.bad, "a later revision where it fails");
+    start->add_flag("--series", s.series,
+                    "bisect over the patches of the kernel's posted series (its `series:`), "
+                    "from its base to its last patch, instead of --good and --bad");
     start->add_option(
         "--criterion", s.criterion,
         "errors (the bad endpoint's error families, held against GOOD's), signature:REGEX, "
@@ -131,6 +135,11 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
     auto* report = bisect->add_subcommand(
         "report", "steps, culprit, confidence, cost and a summary for a mail");
     report->add_option("id", options.id, "bisect id")->required();
+    report->add_option("--reply", options.reply,
+                       "also write the report to FILE as an mbox reply to the cover letter of "
+                       "the bisected series (`start --series`)");
+    report->add_option("--from", options.from, "the reply's sender, \"Name <address>\"")
+        ->capture_default_str();
     report->callback([&options] { options.action = BisectAction::report; });
 
     auto* log = bisect->add_subcommand("log", "print the replayable `git bisect log`");
@@ -173,6 +182,15 @@ int bisect_command(const GlobalOptions& global, const BisectCommandOptions& opti
         if (!text)
             return report_error(text.error());
         std::cout << *text;
+        if (!options.reply.empty()) {
+            auto reply = bisect::series_reply(options.id, **db, settings, options.from,
+                                              std::chrono::system_clock::now());
+            if (!reply)
+                return report_error(reply.error());
+            if (auto written = util::write_file_atomically(options.reply, *reply); !written)
+                return report_error(written.error());
+            std::cout << "\nthe reply to the series' cover letter: " << options.reply << "\n";
+        }
         return k_exit_ok;
     }
     case BisectAction::log: {

@@ -17,6 +17,9 @@ struct BisectCommandOptions {
     BisectAction action = BisectAction::none;
     bisect::StartOptions start;
     int64_t id = 0; // resume, report, log; status: 0 = every bisect
+    // report: also write the report as a reply to the series' cover letter, from `from`.
+    std::string reply;
+    std::string from = "rig bisect <rig@localhost>";
 };
 
 // Results beside the database, kernels in the user's cache, rig's own binary for Slurm.

@@ -12,6 +12,8 @@ bool applies(const AxisDef& axis, const Kernel& kernel, const Filesystem& fs) {
         return true;
     case AxisScope::git_kernels:
         return kernel.source == KernelSource::git;
+    case AxisScope::series:
+        return kernel.source == KernelSource::git && !kernel.series.empty();
     case AxisScope::cache:
         return has_cache_axis(fs);
     case AxisScope::filesystem:
@@ -25,6 +27,9 @@ const std::vector<AxisDef>& axis_defs() {
     static const std::vector<AxisDef> k_axes{
         {"config", AxisKind::word, "config fragment added to git kernels (debug, release)",
          AxisScope::git_kernels},
+        {"series", AxisKind::word,
+         "a git kernel's posted series: without or with it applied (implied: both)",
+         AxisScope::series},
         {"fs", AxisKind::word, "shared filesystem: 9p, virtiofs or fuse", AxisScope::every},
         {"msize", AxisKind::size, "9p maximum message size in bytes", AxisScope::filesystem},
         {"cache", AxisKind::word, "cache mode; valid values depend on fs (not fuse)",

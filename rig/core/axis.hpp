@@ -24,6 +24,7 @@ enum class AxisKind {
 enum class AxisScope {
     every,
     git_kernels,
+    series,     // git kernels with a `series:`
     cache,      // filesystems with cache modes (core/fs.hpp)
     filesystem, // the filesystems that list the axis among their own (Filesystem::axes)
 };

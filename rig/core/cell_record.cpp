@@ -20,7 +20,7 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Accel, {{Accel::auto_detect, "auto"},
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Loc, line, column)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Kernel, name, source, package, flavour, image,
                                                 modules, build, repo, ref, config, patches, options,
-                                                loc, path)
+                                                series, loc, path)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GenerateParams, units, headers, functions)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkloadPhase, name, command)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Workload, kind, generate, tree, command, phases,
@@ -49,7 +49,8 @@ void from_json(const util::SortedJson& json, Timeouts& timeouts) {
 }
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CellRecord, cell, kernel, commit, fragments,
-                                                patches, workload, guest, timeouts)
+                                                patches, series, series_cover, workload, guest,
+                                                timeouts)
 
 std::string encode(const CellRecord& record) {
     return util::SortedJson(record).dump(-1, ' ', false,

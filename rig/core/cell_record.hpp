@@ -29,6 +29,11 @@ struct CellRecord {
     std::string commit;                // git: the ref, resolved when the run began
     std::vector<StoredFile> fragments; // git: the text of each of cell.fragments, in order
     std::vector<StoredFile> patches;   // git: in the order `git am` applies them
+    // git with a series: its patches in order, applied after `patches` when the cell's
+    // `series` is `with`, and its cover letter (empty when it has none): a bisect over the
+    // series and a reply to it need both.
+    std::vector<StoredFile> series;
+    StoredFile series_cover;
     Workload workload;
     Guest guest;
     Timeouts timeouts;

@@ -94,6 +94,9 @@ std::string Kernel::canonical() const {
                ";patches=" + util::join(patches, ",") + ";options=";
         for (const auto& [option, value] : options)
             out += option + "=" + value + ",";
+        // Only when given, so that the ids of scenarios written before series stay.
+        if (!series.empty())
+            out += ";series=" + series;
         break;
     }
     return out;

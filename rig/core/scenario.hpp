@@ -46,6 +46,9 @@ struct Kernel {
     std::string ref;                  // git: any rev git understands
     std::vector<std::string> config;  // git: fragments applied to every cell
     std::vector<std::string> patches; // git: patch/mbox files for `git am`
+    // git: a posted series (an mbox or a folder of patches, kernel/series.hpp), applied
+    // after `patches` in the cells of the `series` axis' `with`.
+    std::string series;
     std::map<std::string, std::string> options; // git: extra CONFIG_X: y|m|n|value
     Loc loc;
     std::string path; // "kernels[2]"

@@ -2,8 +2,10 @@
 // Freezing cells into records and thawing them for the run loop.
 #include "run/cells.hpp"
 
+#include "core/diagnostic.hpp"
 #include "kernel/build.hpp"
 #include "kernel/config.hpp"
+#include "kernel/series.hpp"
 #include "util/file.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -21,16 +23,79 @@ core::StoredFile stored(std::string name, std::string text) {
     return {std::move(name), std::move(sha256), std::move(text)};
 }
 
-// The git parts of a record: commit, absolute repository, fragment and patch texts.
-Expected<void> freeze_git(core::CellRecord& record, const fs::path& dir,
-                          std::map<std::pair<std::string, std::string>, std::string>& commits,
-                          const ResolveRef& resolve) {
+// What freezing resolves once per run, not once per cell.
+struct Lookups {
+    std::map<std::pair<std::string, std::string>, std::string> commits; // (repo, ref)
+    std::map<std::string, kernel::Series> series; // by "repo, commit, file": read and checked
+};
+
+// A kernel's series read, its base resolved (the series' base-commit: over the ref) and
+// checked to apply there; a config error at the kernel's `series` otherwise. Returns the
+// series; `commit` is where it applies.
+Expected<kernel::Series> freeze_series(const core::Scenario& scenario, const core::Kernel& entry,
+                                       const kernel::GitRequest& request, const fs::path& dir,
+                                       std::string& commit, Lookups& lookups,
+                                       const ResolveRef& resolve) {
+    auto located = [&](const Error& error) {
+        return core::config_error(scenario.file, entry.loc, entry.path + ".series", error.message);
+    };
+    fs::path file = (dir / entry.series).lexically_normal();
+    auto series = kernel::read_series(file);
+    if (!series)
+        return located(series.error());
+    if (!series->base_commit.empty()) {
+        auto base = resolve ? resolve(request.repo, series->base_commit)
+                            : kernel::resolve_commit(request.repo, series->base_commit);
+        if (!base)
+            return located(
+                Error{ErrorKind::config, "the series is based on " + series->base_commit +
+                                             " (its base-commit:), which " + request.repo.string() +
+                                             " does not have; fetch it first"});
+        if (!commit.empty() && commit != *base)
+            return located(Error{ErrorKind::config,
+                                 "ref " + entry.ref + " is " + commit.substr(0, 12) +
+                                     ", but the series is based on " + base->substr(0, 12) +
+                                     " (its base-commit:): drop the ref, or give that one"});
+        commit = *base;
+    }
+    if (commit.empty())
+        return located(Error{ErrorKind::config, "the series names no base-commit:, so the "
+                                                "kernel needs a ref to apply it to"});
+    std::string key = request.repo.string() + "\n" + commit + "\n" + file.string();
+    if (auto found = lookups.series.find(key); found != lookups.series.end())
+        return found->second;
+    auto applies = kernel::check_series_applies(request.repo, commit, request.patches, *series,
+                                                "series " + file.string());
+    if (!applies)
+        return located(applies.error());
+    lookups.series.emplace(key, *series);
+    return series;
+}
+
+// The git parts of a record: commit, absolute repository, fragment and patch texts, and
+// for the cells of a series' `with` its patches and cover letter.
+Expected<void> freeze_git(const core::Scenario& scenario, core::CellRecord& record,
+                          const fs::path& dir, Lookups& lookups, const ResolveRef& resolve) {
     kernel::GitRequest request = kernel::git_request(record.kernel, record.cell.fragments, dir);
     record.kernel.repo = request.repo.string();
-    auto& commit = commits[{record.kernel.repo, record.kernel.ref}];
-    if (commit.empty())
-        commit = RIG_TRY(resolve ? resolve(request.repo, record.kernel.ref)
-                                 : kernel::resolve_commit(request.repo, record.kernel.ref));
+    std::string commit;
+    if (!record.kernel.ref.empty()) {
+        auto& known = lookups.commits[{record.kernel.repo, record.kernel.ref}];
+        if (known.empty())
+            known = RIG_TRY(resolve ? resolve(request.repo, record.kernel.ref)
+                                    : kernel::resolve_commit(request.repo, record.kernel.ref));
+        commit = known;
+    }
+    if (!record.kernel.series.empty()) {
+        kernel::Series series =
+            RIG_TRY(freeze_series(scenario, record.kernel, request, dir, commit, lookups, resolve));
+        if (record.cell.param("series") == "with") {
+            for (const kernel::SeriesMail& patch : series.patches)
+                record.series.push_back(stored(patch.file_name(), patch.text));
+            if (series.cover)
+                record.series_cover = stored("0000-cover-letter.patch", series.cover->text);
+        }
+    }
     record.commit = commit;
     for (const std::string& name : record.cell.fragments)
         record.fragments.push_back(
@@ -63,8 +128,13 @@ Expected<core::Kernel> thaw_kernel(const core::CellRecord& record, const fs::pat
     if (kernel.source != core::KernelSource::git)
         return kernel;
     kernel.ref = record.commit;
+    // The series is read: its patches are the record's, and never read from a file again.
+    kernel.series.clear();
     kernel.patches.clear();
-    for (const core::StoredFile& patch : record.patches) {
+    // The series' patches after the kernel's own, as `git am` applies them.
+    std::vector<core::StoredFile> patches = record.patches;
+    patches.insert(patches.end(), record.series.begin(), record.series.end());
+    for (const core::StoredFile& patch : patches) {
         // By content: two patches of one name in different folders stay apart.
         fs::path path =
             inputs / "patches" /
@@ -81,14 +151,14 @@ Expected<std::vector<core::CellRecord>> freeze(const core::Scenario& scenario,
                                                const std::vector<core::Cell>& cells,
                                                const ResolveRef& resolve) {
     fs::path dir = scenario.dir.empty() ? fs::current_path() : fs::path(scenario.dir);
-    std::map<std::pair<std::string, std::string>, std::string> commits;
+    Lookups lookups;
     std::vector<core::CellRecord> records;
     for (const core::Cell& cell : cells) {
         core::CellRecord record;
         record.cell = cell;
         record.kernel = scenario.kernels.at(cell.kernel);
         if (record.kernel.source == core::KernelSource::git)
-            RIG_TRY(freeze_git(record, dir, commits, resolve));
+            RIG_TRY(freeze_git(scenario, record, dir, lookups, resolve));
         record.workload = scenario.workload;
         // As the run loop read them: a tree from where rig runs, a module beside the
         // scenario.

@@ -17,7 +17,7 @@ using core::Located;
 namespace {
 
 const std::vector<std::string> k_sources{"debian", "image", "git"};
-const std::vector<std::string> k_git_only{"ref", "config", "patches", "options"};
+const std::vector<std::string> k_git_only{"ref", "config", "patches", "series", "options"};
 
 Expected<void> read_git_details(const Context& context, const std::vector<Entry>& entries,
                                 core::Kernel& kernel) {
@@ -34,6 +34,9 @@ Expected<void> read_git_details(const Context& context, const std::vector<Entry>
                     RIG_TRY(canonical_axis_value(context, "config", std::move(fragment))).value);
         } else if (entry.key == "patches") {
             kernel.patches = RIG_TRY(read_string_list(context, entry.value, entry.path));
+        } else if (entry.key == "series") {
+            kernel.series =
+                RIG_TRY(read_scalar(context, entry.value, entry.path, "an mbox or a folder")).value;
         } else if (entry.key == "options") {
             for (const Entry& option :
                  RIG_TRY(read_map(context, entry.value, entry.path, nullptr))) {
@@ -152,7 +155,8 @@ Expected<core::Kernel> read_kernel(const Context& context, const Item& item, cor
             RIG_TRY(read_flavour(context, entry, kernel));
     }
     if (kernel.source == core::KernelSource::git) {
-        if (!find_entry(entries, "ref"))
+        // A series may name its base (base-commit:), which the run checks when it begins.
+        if (!find_entry(entries, "ref") && !find_entry(entries, "series"))
             return error_at(context, item.node, child_path(item.path, "ref"),
                             "missing required key (a git kernel needs a tag, branch or commit)");
         RIG_TRY(read_git_details(context, entries, kernel));

@@ -13,7 +13,7 @@ const std::vector<std::string> k_top_keys{
     "guest", "timeouts", "backend", "uri",     "hosts",   "slurm",    "jobs",   "watch"};
 const std::vector<std::string> k_kernel_keys{"name",    "debian",  "flavour", "image",
                                              "modules", "build",   "git",     "ref",
-                                             "config",  "patches", "options"};
+                                             "config",  "patches", "series",  "options"};
 const std::vector<std::string> k_workload_keys{"generate", "tree",   "command",
                                                "phases",   "module", "params"};
 const std::vector<std::string> k_generate_keys{"units", "headers", "functions"};

@@ -93,6 +93,11 @@ Expected<Located> canonical_axis_value(const Context& context, std::string_view 
         if (!boolean)
             return error_at(context, value, "expected true or false, got '" + value.value + "'");
         value.value = *boolean;
+    } else if (axis == "series") {
+        if (value.value != "without" && value.value != "with")
+            return error_at(context, value,
+                            "a series is applied or not: 'without' or 'with', got '" + value.value +
+                                "'");
     } else if (axis == "config") {
         if (!is_fragment_name(value.value))
             return error_at(context, value,

@@ -16,6 +16,7 @@
 #include "spec/workload.hpp"
 #include "spec/yaml_reader.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -28,6 +29,23 @@ namespace rig::spec {
 namespace {
 
 using core::Located;
+
+// A git kernel with a series is measured without and with it unless the matrix says
+// which: the series' effect is what the table is for.
+void add_series_axis(core::Scenario& scenario) {
+    bool any = std::any_of(scenario.kernels.begin(), scenario.kernels.end(),
+                           [](const core::Kernel& kernel) { return !kernel.series.empty(); });
+    bool written = std::any_of(scenario.matrix.begin(), scenario.matrix.end(),
+                               [](const core::AxisValues& axis) { return axis.name == "series"; });
+    if (!any || written)
+        return;
+    core::AxisValues axis;
+    axis.name = "series";
+    axis.loc = scenario.matrix_loc;
+    for (const char* value : {"without", "with"})
+        axis.values.push_back({value, scenario.matrix_loc, "matrix.series"});
+    scenario.matrix.push_back(std::move(axis));
+}
 
 Expected<core::Scenario> read_scenario(const Context& context, const YAML::Node& root,
                                        std::string_view text) {
@@ -61,6 +79,7 @@ Expected<core::Scenario> read_scenario(const Context& context, const YAML::Node&
         scenario.matrix_loc = loc_of(matrix->value);
         scenario.matrix = RIG_TRY(read_matrix(context, *matrix));
     }
+    add_series_axis(scenario);
     if (const Entry* exclude = find_entry(entries, "exclude"))
         scenario.exclude = RIG_TRY(read_rules(context, *exclude, scenario.kernels));
     if (const Entry* include = find_entry(entries, "include"))

@@ -48,11 +48,4 @@ struct Mail {
 // so that a report written again after a kill is the same message.
 Expected<Mail> compose(const Report& report);
 
-// RFC 2047: a header value with bytes outside ASCII as one UTF-8 encoded-word.
-std::string header_value(const std::string& text);
-// "Name <user@host>" with the name encoded so, or quoted when it holds specials.
-std::string address_value(const std::string& address);
-// "Fri, 04 Dec 2026 15:23:05 +0000"
-std::string rfc5322_date(std::chrono::system_clock::time_point time);
-
 } // namespace rig::watch

@@ -110,6 +110,12 @@ public:
         return {};
     }
 
+    // A line of its own: a series bisect is driven by the real history only.
+    Expected<std::vector<std::string>> commit_series(const std::string&,
+                                                     const std::vector<std::string>&) override {
+        return fail(ErrorKind::infra, "the fake history makes no commits of a series");
+    }
+
 private:
     Expected<int> index(const std::string& sha) const {
         const auto& commits = m_history.m_commits;

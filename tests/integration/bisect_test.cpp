@@ -6,19 +6,23 @@
 // slowdown in 9p's open found with the duration criterion, a commit halfway between
 // the endpoints that ends the bisect as a range, and a planted caching regression (loose
 // mode no longer answering stat from its cache) found on a 9p request count with one
-// sample per commit, across a kill -9. Builds are incremental in the [base, release]
+// sample per commit, across a kill -9; and the same regression as the second patch of a
+// posted series (an mbox with a cover letter): measured without and with it, bisected over
+// its patches, and replied to. Builds are incremental in the [base, release]
 // folder the kernels suite shares through RIG_CACHE.
 #include "linux_repo.hpp"
 #include "rig_binary.hpp"
 #include "scratch.hpp"
 #include "slurm_cluster.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <fcntl.h>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <thread>
@@ -687,6 +691,156 @@ TEST(Bisect, PlantedCachingRegressionFoundOnAMetricWithOneSamplePerStep) {
           std::string("3 samples at BAD, 3 at GOOD, 1 per commit")})
         EXPECT_NE(report.out.find(part), std::string::npos) << part << "\n" << report.out;
     std::cout << report.out;
+}
+
+// A posted series as `git format-patch --cover-letter --thread --base` mails it: three
+// patches on the base, the second the planted caching regression (the metric bisect's
+// culprit, on the first patch instead of on its own parent).
+struct PostedSeries {
+    std::string base, first, culprit, last;
+    fs::path mbox;
+    std::string cover_id; // its Message-Id, without <>
+};
+
+PostedSeries posted_series(const fs::path& dir) {
+    fs::path repo = rig::test::linux_repo();
+    const CachingHistory& caching = caching_history();
+    const std::string base = rig::test::k_linux_base_tag;
+    auto at = [&](const std::string& path) { return rig::test::file_at(repo, base, path); };
+    PostedSeries s;
+    s.base = caching.good;
+    s.first = commit_files(repo, s.base,
+                           {{"fs/9p/v9fs.c", at("fs/9p/v9fs.c") + "\n/* rig bisect test: e1 */\n"}},
+                           "9p: note the session setup", 31);
+    s.culprit =
+        commit_files(repo, s.first,
+                     {{"fs/9p/vfs_inode_dotl.c",
+                       rig::test::file_at(repo, caching.culprit, "fs/9p/vfs_inode_dotl.c")}},
+                     "9p: always ask the server for attributes", 42);
+    s.last = commit_files(
+        repo, s.culprit,
+        {{"fs/9p/vfs_super.c", at("fs/9p/vfs_super.c") + "\n/* rig bisect test: e4 */\n"}},
+        "9p: note the superblock setup", 43);
+    rig::test::must_run({"git", "update-ref", "refs/rig-tests/bisect-series", s.last}, repo);
+    fs::path patches = dir / "patches";
+    rig::test::must_run({"git", "format-patch", "-q", "--cover-letter", "--thread",
+                         "--base=" + s.base, "-o", patches.string(), s.base + ".." + s.last},
+                        repo, rig::test::git_identity());
+    std::string mbox;
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(patches))
+        files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files)
+        mbox += rig::test::read_text(file);
+    mbox = replace_once(mbox, "*** SUBJECT HERE ***", "9p: fewer round trips");
+    std::string id_line = mbox.substr(mbox.find("Message-Id: <") + 13);
+    s.cover_id = id_line.substr(0, id_line.find('>'));
+    s.mbox = dir / "series.mbox";
+    std::ofstream(s.mbox) << mbox;
+    return s;
+}
+
+// The series' scenario: the metric bisect's workload, cache loose, without and with it.
+fs::path write_series_scenario(const Scratch& scratch, const std::string& name,
+                               const fs::path& mbox) {
+    fs::path file = scratch.dir / (name + ".yaml");
+    std::ofstream(file) << "name: " << name << "\nkernels:\n"
+                        << "  - {name: linux, git: " << rig::test::linux_repo().string()
+                        << ", config: [base, release], series: " << mbox.filename().string()
+                        << "}\n"
+                        << "matrix:\n  fs: 9p\n  cache: loose\n"
+                        << "workload: " << k_stats.yaml << "\nguest: " << k_stats.guest << "\n"
+                        << "repeat: 2\ntimeouts: {boot: 5m, workload: 10m, silence: 5m}\n";
+    return file;
+}
+
+// The A/B table shows the series' effect on the count with the usual statistics; a bisect
+// over its patches names the second, verified; its report threads under the cover letter
+// in Python's mail parser. A series that does not apply stops the run before anything is
+// built, naming the patch and the hunk.
+TEST(Bisect, APostedSeriesIsMeasuredWithoutAndWithItAndItsRegressingPatchNamed) {
+    Scratch scratch("series");
+    PostedSeries series = posted_series(scratch.dir);
+
+    std::string broken = rig::test::read_text(series.mbox);
+    broken = replace_once(broken, "\tstruct p9_stat_dotl *st;\n", "\tstruct p9_stat_dotl *stx;\n");
+    std::ofstream(scratch.dir / "broken.mbox") << broken;
+    auto refused =
+        run_rig({"--db", scratch.db.string(), "run",
+                 write_series_scenario(scratch, "broken", scratch.dir / "broken.mbox").string()});
+    EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+    for (const std::string& part :
+         {std::string("broken.yaml:3:"), std::string("kernels[0].series"),
+          std::string("patch 2/3 '9p: always ask the server for attributes'"),
+          std::string("patch failed: fs/9p/vfs_inode_dotl.c:"), std::string("@@ -")})
+        EXPECT_NE(refused.err.find(part), std::string::npos) << part << "\n" << refused.err;
+
+    auto started = std::chrono::steady_clock::now();
+    fs::path scenario = write_series_scenario(scratch, "series", series.mbox);
+    auto ran = run_rig({"--db", scratch.db.string(), "run", scenario.string()}, k_bisect_timeout);
+    ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+    auto table = run_rig({"--db", scratch.db.string(), "report", "--baseline", "series=without",
+                          "--metric", "9p.work.getattr"});
+    ASSERT_EQ(table.exit_code, 0) << table.err;
+    std::cout << table.out;
+    // Both rows, the with row exactly apart from the without row, and its what-changed.
+    auto row = [&](const std::string& value) {
+        std::istringstream lines(table.out);
+        for (std::string line; std::getline(lines, line);)
+            if (line.find(" loose  " + value + " ") != std::string::npos)
+                return line;
+        return std::string();
+    };
+    EXPECT_NE(row("without").find("base"), std::string::npos) << table.out;
+    EXPECT_NE(row("with").find("exact"), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find("9p.work.getattr: "), std::string::npos) << table.out;
+    EXPECT_EQ(query(scratch.db, "SELECT count(*) FROM samples s JOIN metrics m ON m.sample_id = "
+                                "s.id WHERE m.name = '9p.work.getattr' GROUP BY s.cell_id"),
+              (std::vector<std::string>{"2", "2"}));
+
+    auto bisected =
+        run_rig({"--db", scratch.db.string(), "bisect", "start", scenario.string(), "--series",
+                 "--criterion", "metric:9p.work.getattr:+50%", "--samples", "2"},
+                k_bisect_timeout);
+    double wall = seconds_since(started);
+    ASSERT_EQ(bisected.exit_code, 0) << bisected.out << bisected.err;
+    print_cost("series A/B and its bisect (3 patches)", scratch.db, wall);
+    std::string culprit = one(scratch.db, "SELECT culprit FROM bisects");
+    EXPECT_EQ(one(scratch.db, "SELECT status FROM bisects"), "culprit") << bisected.out;
+    // The series' commits are rig's own, made of the patches: the same trees as the test's.
+    EXPECT_EQ(rig::test::must_run({"git", "rev-parse", culprit + "^{tree}"},
+                                  scratch.dir / "bisects" / "1" / "git"),
+              rig::test::must_run({"git", "rev-parse", series.culprit + "^{tree}"},
+                                  rig::test::linux_repo()));
+    EXPECT_EQ(one(scratch.db, "SELECT verdict FROM bisect_steps WHERE role = 'verify-parent'"),
+              "good");
+    for (const std::string& part :
+         {std::string("patch 2/3 (0002-9p-always-ask-the-server-for-attributes.patch)"),
+          std::string("of the series \"[PATCH 0/3] 9p: fewer round trips\""),
+          std::string("the series' base")})
+        EXPECT_NE(bisected.out.find(part), std::string::npos) << part << "\n" << bisected.out;
+
+    fs::path reply = scratch.dir / "reply.mbox";
+    auto reported = run_rig({"--db", scratch.db.string(), "bisect", "report", "1", "--reply",
+                             reply.string(), "--from", "Kernel Robot <robot@example.org>"});
+    ASSERT_EQ(reported.exit_code, 0) << reported.err;
+    // A real mail parser reads the mbox: one message, threaded under the cover letter.
+    auto parsed =
+        rig::test::must_run({"python3", "-c",
+                             "import mailbox, sys\n"
+                             "messages = list(mailbox.mbox(sys.argv[1]))\n"
+                             "print(len(messages))\n"
+                             "m = messages[0]\n"
+                             "for key in ('Subject', 'In-Reply-To', 'References', 'From', 'To'):\n"
+                             "    print(key + ': ' + ' '.join(str(m[key]).split()))\n"
+                             "print('patch 2/3' in m.get_payload())\n",
+                             reply.string()});
+    EXPECT_EQ(parsed,
+              "1\nSubject: Re: [PATCH 0/3] 9p: fewer round trips\nIn-Reply-To: <" +
+                  series.cover_id + ">\nReferences: <" + series.cover_id +
+                  ">\nFrom: Kernel Robot <robot@example.org>\nTo: rig <rig@localhost>\nTrue")
+        << rig::test::read_text(reply);
 }
 
 } // namespace

@@ -550,6 +550,7 @@ TEST(BisectSettings, EveryFieldOfTheListRoundTripsAsJson) {
     options.verify_revert = true;
     options.jobs = 2;
     options.multisection = true;
+    options.series = true;
     options.max_builds = 9;
     options.max_boots = 90;
     options.max_hours = 2.25;

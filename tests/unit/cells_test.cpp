@@ -64,6 +64,8 @@ TEST(CellRecord, EveryFieldRoundTrips) {
     record.commit = std::string(40, 'a');
     record.fragments = {{"mine", "sha", "CONFIG_NETFS_STATS=y\n"}};
     record.patches = {{"fix.patch", "sha2", "From: t\n"}};
+    record.series = {{"0001-a.patch", "sha3", "From: s\n"}};
+    record.series_cover = {"0000-cover-letter.patch", "sha4", "From: c\n"};
     record.workload.kind = core::WorkloadKind::module;
     record.workload.module_params = {{"n", "1"}};
     record.workload.phases = {{"cold", "make"}};
@@ -146,6 +148,72 @@ TEST(FrozenCells, ThawedCellsRunWhatWasFrozenWhateverHappensToTheFiles) {
     EXPECT_EQ(util::read_file(kernel.patches[0]), "From: t\nSubject: fix\n\n");
     EXPECT_EQ(thawed->scenario.timeouts.boot, std::chrono::seconds(90));
     EXPECT_EQ(thawed->scenario.workload.command, "make");
+}
+
+// A posted series: frozen into the cells that apply it, after the kernel's own patches,
+// on the cover letter's base-commit; read once, and never again once thawed.
+TEST(FrozenCells, ASeriesIsFrozenIntoItsWithCellsOnItsBase) {
+    Folder folder;
+    fs::path dir = folder.scenario.parent_path();
+    const std::string patch = "From 1 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\n"
+                              "Subject: [PATCH 1/1] make: do something\n\nWhy.\n---\n"
+                              "diff --git a/Makefile b/Makefile\n--- a/Makefile\n"
+                              "+++ b/Makefile\n@@ -1 +1,2 @@\n all:\n+\ttrue\n";
+    std::ofstream(dir / "s.mbox") << "From 0 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\n"
+                                     "Message-Id: <c@example.org>\n"
+                                     "Subject: [PATCH 0/1] something\n\nbase-commit: "
+                                  << folder.first << "\n\n"
+                                  << patch;
+    std::ofstream(folder.scenario) << "name: s\nkernels:\n"
+                                      "  - {name: git, git: ../linux, config: [base], "
+                                      "patches: [fix.patch], series: s.mbox}\n"
+                                      "matrix:\n  cache: [loose]\n";
+    auto scenario = spec::load_scenario(folder.scenario);
+    ASSERT_TRUE(scenario) << scenario.error().message;
+    auto cells = core::expand(*scenario).value();
+    ASSERT_EQ(cells.size(), 2u);
+    auto records = run::freeze(*scenario, cells);
+    ASSERT_TRUE(records) << records.error().message;
+    for (const core::CellRecord& record : *records) {
+        EXPECT_EQ(record.commit, folder.first);
+        bool with = record.cell.param("series") == "with";
+        ASSERT_EQ(record.series.size(), with ? 1u : 0u) << record.cell.label();
+        EXPECT_EQ(record.series_cover.text.empty(), !with);
+    }
+    const core::CellRecord& with = (*records)[1];
+    EXPECT_EQ(with.series[0].name, "0001-make-do-something.patch");
+    EXPECT_EQ(with.series[0].text, patch);
+    fs::remove(dir / "s.mbox");
+
+    core::Scenario settings = *scenario;
+    settings.kernels.clear();
+    auto thawed = run::thaw(settings, *records, folder.dir.path() / "inputs");
+    ASSERT_TRUE(thawed) << thawed.error().message;
+    ASSERT_EQ(thawed->scenario.kernels.size(), 2u);
+    const core::Kernel& applied = thawed->scenario.kernels[thawed->cells[1].kernel];
+    ASSERT_EQ(applied.patches.size(), 2u);
+    EXPECT_EQ(util::read_file(applied.patches[1]), patch);
+    EXPECT_EQ(applied.series, "") << "read once: a step's cell frozen again reads no file";
+    auto again = run::freeze(thawed->scenario, thawed->cells);
+    EXPECT_TRUE(again) << again.error().message;
+
+    // A ref that names another commit than the series' base is refused, at the key.
+    std::ofstream(dir / "s.mbox") << "From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH 0/1] x\n\n"
+                                     "base-commit: "
+                                  << folder.first << "\n\n"
+                                  << patch;
+    std::ofstream(folder.scenario)
+        << "name: s\nkernels:\n"
+           "  - {name: git, git: ../linux, ref: HEAD~0, series: s.mbox}\n";
+    std::ofstream(folder.dir.path() / "linux" / "Makefile") << "all:\n\tfalse\n";
+    test::git(folder.dir.path() / "linux", {"commit", "-q", "-am", "two"});
+    scenario = spec::load_scenario(folder.scenario);
+    ASSERT_TRUE(scenario) << scenario.error().message;
+    auto refused = run::freeze(*scenario, core::expand(*scenario).value());
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().kind, ErrorKind::config);
+    EXPECT_NE(refused.error().message.find("kernels[0].series: ref HEAD~0 is "), std::string::npos)
+        << refused.error().message;
 }
 
 TEST(FrozenCells, WhatCannotBeFrozenIsAConfigErrorNamingIt) {

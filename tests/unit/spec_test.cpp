@@ -492,4 +492,42 @@ TEST(spec, profile_sets_expand_to_globs_and_enter_the_cell) {
     EXPECT_NE(core::profile_entry_error("p9_$(reboot)"), "");
 }
 
+// A posted series adds the series axis to its kernel only, without and with unless the
+// matrix names it; its base may come from the series, so the ref is not required.
+TEST(spec, a_series_measures_its_kernel_without_and_with_it) {
+    core::Scenario scenario = parse_ok("name: s\nkernels:\n"
+                                       "  - {name: posted, git: /src/linux, series: s.mbox}\n"
+                                       "  - {name: deb, debian: linux-image-6.1}\n"
+                                       "matrix: {cache: loose}\n");
+    EXPECT_EQ(scenario.kernels[0].series, "s.mbox");
+    EXPECT_EQ(scenario.kernels[0].ref, "");
+    EXPECT_EQ(describe_cells(scenario), (std::set<std::string>{
+                                            "posted cache=loose fs=9p series=without",
+                                            "posted cache=loose fs=9p series=with",
+                                            "deb cache=loose fs=9p",
+                                        }));
+    core::Scenario only_with =
+        parse_ok("name: s\nkernels:\n"
+                 "  - {name: posted, git: /src/linux, ref: v6.1, series: s}\n"
+                 "matrix: {series: with}\n");
+    EXPECT_EQ(describe_cells(only_with), (std::set<std::string>{"posted fs=9p series=with"}));
+    // The cells' ids are those of a kernel without a series where it has none.
+    core::Scenario plain = parse_ok("name: s\nkernels:\n  - {name: deb, debian: linux-image-6.1}\n"
+                                    "matrix: {cache: loose}\n");
+    EXPECT_EQ(cells_of(plain).front().id, cells_of(scenario).back().id);
+
+    auto bad_value = parse_scenario("name: s\nkernels:\n  - {name: p, git: /l, series: s}\n"
+                                    "matrix: {series: [with, maybe]}\n",
+                                    "t.yaml");
+    ASSERT_FALSE(bad_value);
+    EXPECT_EQ(bad_value.error().message, "t.yaml:4:25: matrix.series[1]: a series is applied or "
+                                         "not: 'without' or 'with', got 'maybe'");
+    auto on_debian = parse_scenario(
+        "name: s\nkernels:\n  - {name: d, debian: linux-image-6.1, series: s}\n", "t.yaml");
+    ASSERT_FALSE(on_debian);
+    EXPECT_NE(on_debian.error().message.find("'series' applies only to git kernels"),
+              std::string::npos)
+        << on_debian.error().message;
+}
+
 } // namespace rig::spec
