@@ -35,11 +35,14 @@ public:
         auto stopped = script({"--stop", m_dir.string()});
         EXPECT_EQ(stopped.exit_code, 0) << stopped.out << stopped.err;
         // A job's processes, or a daemon killed at the end of its 10 s, may take a moment
-        // more to go once the daemons have: only what stays is left behind.
-        for (int i = 0; i < 100 && !processes_mentioning(m_dir.string()).empty(); ++i)
+        // more to go once the daemons have: only what stays is left behind. Its daemons
+        // name files in the folder: "slurm-cluster/", never another suite's
+        // "slurm-cluster-watch" that runs at the same time.
+        const std::string inside = (m_dir / "").string();
+        for (int i = 0; i < 100 && !processes_mentioning(inside).empty(); ++i)
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         std::string left;
-        for (int pid : processes_mentioning(m_dir.string()))
+        for (int pid : processes_mentioning(inside))
             left += "\n  " + command_line(pid);
         EXPECT_TRUE(left.empty()) << "left running once the cluster stopped:" << left;
     }
