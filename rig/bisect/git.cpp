@@ -173,41 +173,61 @@ Expected<std::string> GitBisect::log() const {
     return git({"bisect", "log"});
 }
 
-Expected<void> GitBisect::write_revert_patch(const std::string& culprit, const std::string& head,
-                                             const fs::path& file) const {
-    fs::path index = m_dir / "rig-revert-index";
-    fs::path diff_file = m_dir / "rig-revert.diff";
-    std::string diff = RIG_TRY(git({"diff", "--binary", culprit, culprit + "^1"}));
+namespace {
+
+// `patch` (a diff or a mail) applied to `parent`'s tree with a private index and committed
+// on it as `message`, in the bare repository `dir`: nothing is checked out. `env` names the
+// author and committer; `what` begins each error.
+Expected<std::string> commit_on(const fs::path& dir, const std::string& parent,
+                                const std::string& patch, const std::string& message,
+                                std::map<std::string, std::string> env, const std::string& what) {
+    const fs::path index = dir / "rig-index";
+    const fs::path file = dir / "rig-patch";
     {
-        std::ofstream out(diff_file, std::ios::binary | std::ios::trunc);
-        out << diff;
+        std::ofstream out(file, std::ios::binary | std::ios::trunc);
+        out << patch;
+        if (!out.flush())
+            return fail(ErrorKind::infra, "cannot write " + file.string());
     }
     proc::RunOptions options;
-    options.cwd = m_dir;
-    options.env = {{"GIT_INDEX_FILE", index.string()},
-                   {"GIT_AUTHOR_NAME", "rig"},
-                   {"GIT_AUTHOR_EMAIL", "rig@localhost"},
-                   {"GIT_COMMITTER_NAME", "rig"},
-                   {"GIT_COMMITTER_EMAIL", "rig@localhost"}};
+    options.cwd = dir;
+    options.env = std::move(env);
+    options.env["GIT_INDEX_FILE"] = index.string();
     auto step = [&](const std::vector<std::string>& args) -> Expected<std::string> {
         auto result = RIG_TRY(proc::run_git(args, options));
         if (result.exit_code != 0)
-            return fail(ErrorKind::infra, "git " + util::join(args, " ") + ": " +
+            return fail(ErrorKind::infra, what + "git " + util::join(args, " ") + ": " +
                                               std::string(util::trim(result.err)));
         return std::string(util::trim(result.out));
     };
-    RIG_TRY(step({"read-tree", head}));
-    RIG_TRY(step({"apply", "--cached", diff_file.string()}));
+    RIG_TRY(step({"read-tree", parent}));
+    RIG_TRY(step({"apply", "--cached", file.string()}));
     std::string tree = RIG_TRY(step({"write-tree"}));
+    std::string commit = RIG_TRY(step({"commit-tree", tree, "-p", parent, "-m", message}));
+    std::error_code ec;
+    fs::remove(index, ec);
+    fs::remove(file, ec);
+    return commit;
+}
+
+} // namespace
+
+Expected<void> GitBisect::write_revert_patch(const std::string& culprit, const std::string& head,
+                                             const fs::path& file) const {
+    std::string diff = RIG_TRY(git({"diff", "--binary", culprit, culprit + "^1"}));
     CommitInfo info = RIG_TRY(describe(culprit));
-    std::string commit = RIG_TRY(step({"commit-tree", tree, "-p", head, "-m",
-                                       "Revert \"" + info.subject + "\"\n\nThis reverts commit " +
-                                           culprit + " (rig bisect's check)."}));
-    std::string patch = RIG_TRY(step({"format-patch", "-1", "--stdout", commit}));
-    fs::remove(index);
-    fs::remove(diff_file);
+    std::string commit =
+        RIG_TRY(commit_on(m_dir, head, diff,
+                          "Revert \"" + info.subject + "\"\n\nThis reverts commit " + culprit +
+                              " (rig bisect's check).",
+                          {{"GIT_AUTHOR_NAME", "rig"},
+                           {"GIT_AUTHOR_EMAIL", "rig@localhost"},
+                           {"GIT_COMMITTER_NAME", "rig"},
+                           {"GIT_COMMITTER_EMAIL", "rig@localhost"}},
+                          ""));
+    std::string patch = RIG_TRY(git({"format-patch", "-1", "--stdout", commit}));
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out << patch << "\n";
+    out << util::trim(patch) << "\n";
     if (!out.flush())
         return fail(ErrorKind::infra, "cannot write " + file.string());
     return {};
@@ -231,46 +251,22 @@ std::pair<std::string, std::string> name_and_address(const std::string& from) {
 
 Expected<std::vector<std::string>>
 GitBisect::commit_series(const std::string& base, const std::vector<std::string>& patches) {
-    fs::path index = m_dir / "rig-series-index";
-    fs::path file = m_dir / "rig-series.patch";
     std::vector<std::string> commits;
     std::string parent = base;
     for (size_t i = 0; i < patches.size(); ++i) {
         kernel::SeriesMail mail = kernel::read_mail(patches[i]);
         auto [name, address] = name_and_address(mail.from);
-        proc::RunOptions options;
-        options.cwd = m_dir;
-        options.env = {{"GIT_INDEX_FILE", index.string()},
-                       {"GIT_AUTHOR_NAME", name.empty() ? "unknown" : name},
-                       {"GIT_AUTHOR_EMAIL", address},
-                       {"GIT_AUTHOR_DATE", mail.date},
-                       {"GIT_COMMITTER_NAME", "rig"},
-                       {"GIT_COMMITTER_EMAIL", "rig@localhost"},
-                       {"GIT_COMMITTER_DATE", mail.date}};
-        auto step = [&](const std::vector<std::string>& args) -> Expected<std::string> {
-            auto result = RIG_TRY(proc::run_git(args, options));
-            if (result.exit_code != 0)
-                return fail(ErrorKind::infra, "patch " + std::to_string(i + 1) +
-                                                  " of the series: git " + util::join(args, " ") +
-                                                  ": " + std::string(util::trim(result.err)));
-            return std::string(util::trim(result.out));
-        };
-        {
-            std::ofstream out(file, std::ios::binary | std::ios::trunc);
-            out << patches[i];
-            if (!out.flush())
-                return fail(ErrorKind::infra, "cannot write " + file.string());
-        }
-        RIG_TRY(step({"read-tree", parent}));
-        RIG_TRY(step({"apply", "--cached", file.string()}));
-        std::string tree = RIG_TRY(step({"write-tree"}));
-        std::string message = mail.title() + (mail.body.empty() ? "" : "\n\n" + mail.body);
-        parent = RIG_TRY(step({"commit-tree", tree, "-p", parent, "-m", message}));
+        parent = RIG_TRY(commit_on(m_dir, parent, patches[i],
+                                   mail.title() + (mail.body.empty() ? "" : "\n\n" + mail.body),
+                                   {{"GIT_AUTHOR_NAME", name.empty() ? "unknown" : name},
+                                    {"GIT_AUTHOR_EMAIL", address},
+                                    {"GIT_AUTHOR_DATE", mail.date},
+                                    {"GIT_COMMITTER_NAME", "rig"},
+                                    {"GIT_COMMITTER_EMAIL", "rig@localhost"},
+                                    {"GIT_COMMITTER_DATE", mail.date}},
+                                   "patch " + std::to_string(i + 1) + " of the series: "));
         commits.push_back(parent);
     }
-    std::error_code ec;
-    fs::remove(index, ec);
-    fs::remove(file, ec);
     return commits;
 }
 

@@ -26,7 +26,8 @@ core::StoredFile stored(std::string name, std::string text) {
 // What freezing resolves once per run, not once per cell.
 struct Lookups {
     std::map<std::pair<std::string, std::string>, std::string> commits; // (repo, ref)
-    std::map<std::string, kernel::Series> series; // by "repo, commit, file": read and checked
+    // A series read, based and checked, with the commit it applies to; by "repo, ref, file".
+    std::map<std::string, std::pair<kernel::Series, std::string>> series;
 };
 
 // A kernel's series read, its base resolved (the series' base-commit: over the ref) and
@@ -40,6 +41,12 @@ Expected<kernel::Series> freeze_series(const core::Scenario& scenario, const cor
         return core::config_error(scenario.file, entry.loc, entry.path + ".series", error.message);
     };
     fs::path file = (dir / entry.series).lexically_normal();
+    // Every cell of the entry asks: the file is read and checked once.
+    const std::string key = request.repo.string() + "\n" + entry.ref + "\n" + file.string();
+    if (auto found = lookups.series.find(key); found != lookups.series.end()) {
+        commit = found->second.second;
+        return found->second.first;
+    }
     auto series = kernel::read_series(file);
     if (!series)
         return located(series.error());
@@ -61,14 +68,11 @@ Expected<kernel::Series> freeze_series(const core::Scenario& scenario, const cor
     if (commit.empty())
         return located(Error{ErrorKind::config, "the series names no base-commit:, so the "
                                                 "kernel needs a ref to apply it to"});
-    std::string key = request.repo.string() + "\n" + commit + "\n" + file.string();
-    if (auto found = lookups.series.find(key); found != lookups.series.end())
-        return found->second;
     auto applies = kernel::check_series_applies(request.repo, commit, request.patches, *series,
                                                 "series " + file.string());
     if (!applies)
         return located(applies.error());
-    lookups.series.emplace(key, *series);
+    lookups.series.emplace(key, std::pair{*series, commit});
     return series;
 }
 
