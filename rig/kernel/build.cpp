@@ -136,7 +136,8 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
     const fs::path out = repo_dir / ("build-" + result.config_hash);
     RIG_TRY(seed_build_folder(repo_dir, out, builder));
     ConfinedTree tree(settings, src, out);
-    auto [problems, actual] = RIG_TRY(configure(tree, resolved.config, resolved.compiler, builder));
+    auto [problems, actual] =
+        RIG_TRY(configure(tree, resolved.config, resolved.compiler, settings.cache, builder));
     if (!problems.empty())
         return finish(core::BuildOutcome::config_error, util::join(problems, "\n"));
 
@@ -175,7 +176,8 @@ Expected<ConfigResult> configure_git(const GitRequest& request, const BuildSetti
     // being seeded by a finished one.
     const fs::path out = repo_dir / ("config-" + result.config_hash);
     ConfinedTree tree(settings, std::get<fs::path>(checked_out), out);
-    auto [problems, actual] = RIG_TRY(configure(tree, resolved.config, resolved.compiler, builder));
+    auto [problems, actual] =
+        RIG_TRY(configure(tree, resolved.config, resolved.compiler, settings.cache, builder));
     result.outcome = problems.empty() ? core::BuildOutcome::ok : core::BuildOutcome::config_error;
     result.error_lines = util::join(problems, "\n");
     result.requested = resolved.config.values.size();

@@ -39,7 +39,8 @@ Expected<ExternalBuild> build_external_module(const GitRequest& request,
     // one (incremental: seconds when nothing changed).
     const fs::path out = repository.dir / ("build-" + resolved.config_hash);
     ConfinedTree tree(settings, src, out);
-    auto [problems, actual] = RIG_TRY(configure(tree, resolved.config, resolved.compiler, builder));
+    auto [problems, actual] =
+        RIG_TRY(configure(tree, resolved.config, resolved.compiler, settings.cache, builder));
     if (!problems.empty()) {
         result.outcome = core::BuildOutcome::config_error;
         result.error_lines = util::join(problems, "\n");

@@ -118,12 +118,14 @@ Expected<GcResult> collect_garbage(const fs::path& cache, std::chrono::hours unu
                     gc.bytes_freed += tree_size(entry.path());
                     fs::remove_all(entry.path(), ec);
                 }
-    if (fs::is_directory(cache / "git" / "logs"))
-        for (const auto& entry : fs::directory_iterator(cache / "git" / "logs", ec))
-            if (stale(entry.path())) {
-                gc.bytes_freed += tree_size(entry.path());
-                fs::remove(entry.path(), ec);
-            }
+    // Build logs, and tinyconfig's .config per tree (kernel/configure.cpp), touched on use.
+    for (const fs::path& folder : {cache / "git" / "logs", cache / "git" / "tinyconfig"})
+        if (fs::is_directory(folder))
+            for (const auto& entry : fs::directory_iterator(folder, ec))
+                if (stale(entry.path())) {
+                    gc.bytes_freed += tree_size(entry.path());
+                    fs::remove(entry.path(), ec);
+                }
     // Staging left by a killed rig; an hour is far longer than any staging lasts.
     if (fs::is_directory(cache / "tmp"))
         for (const auto& entry : fs::directory_iterator(cache / "tmp", ec))

@@ -255,6 +255,39 @@ TEST_F(KernelBuild, ConfigureRunsAgainOnlyWhenAKconfigFileOrTheConfigChanged) {
     EXPECT_EQ(configures(), 3u);
 }
 
+// tinyconfig is most of a configure and reads only the tree's Kconfig inputs and the
+// toolchain: a tree's second config, and each step of a config bisect, take its .config
+// from the cache.
+TEST_F(KernelBuild, TinyconfigRunsOncePerTreeAndToolchain) {
+    BuildResult release = build(request());
+    auto tinyconfigs = [&](const BuildResult& result) {
+        for (const auto& repo : fs::directory_iterator(m_cache / "git"))
+            if (fs::exists(repo.path() / ("build-" + result.config_hash)))
+                return util_count(
+                    read(repo.path() / ("build-" + result.config_hash) / "tinyconfigs"));
+        return size_t(0);
+    };
+    EXPECT_EQ(tinyconfigs(release), 1u);
+    GitRequest debug = request();
+    debug.fragments = {"base", "debug"};
+    BuildResult built = build(debug);
+    ASSERT_EQ(built.outcome, BuildOutcome::ok);
+    // Seeded from the release folder, whose record of its one tinyconfig came along.
+    EXPECT_EQ(tinyconfigs(built), 1u) << "the second config ran tinyconfig again";
+    EXPECT_NE(read(built.log).find("tinyconfig's .config for these Kconfig files"),
+              std::string::npos);
+
+    // A Kconfig file changed: tinyconfig may now differ, and runs again.
+    write(m_repo / "Kconfig.fake", "config FAKE\n\tbool\n");
+    git(m_repo, {"add", "Kconfig.fake"});
+    git(m_repo, {"commit", "-q", "-m", "kconfig"});
+    std::string sha = git(m_repo, {"rev-parse", "HEAD"});
+    GitRequest changed = debug;
+    changed.ref = sha.substr(0, sha.find('\n'));
+    ASSERT_EQ(build(changed).outcome, BuildOutcome::ok);
+    EXPECT_EQ(tinyconfigs(built), 2u);
+}
+
 TEST_F(KernelBuild, OtherFragmentsGetAnotherBuildFolderAndKey) {
     BuildResult release = build(request());
     GitRequest debug = request();
