@@ -4,6 +4,7 @@
 
 #include "kernel/series.hpp"
 #include "proc/git.hpp"
+#include "util/mail.hpp"
 #include "util/strings.hpp"
 
 #include <fstream>
@@ -233,29 +234,13 @@ Expected<void> GitBisect::write_revert_patch(const std::string& culprit, const s
     return {};
 }
 
-namespace {
-
-// "Name <user@host>" as git's author name and address; a bare address is both.
-std::pair<std::string, std::string> name_and_address(const std::string& from) {
-    size_t open = from.rfind('<'), close = from.rfind('>');
-    if (open == std::string::npos || close == std::string::npos || close < open)
-        return {std::string(util::trim(from)), std::string(util::trim(from))};
-    std::string name(util::trim(from.substr(0, open)));
-    if (name.size() >= 2 && name.front() == '"' && name.back() == '"')
-        name = name.substr(1, name.size() - 2);
-    std::string address = from.substr(open + 1, close - open - 1);
-    return {name.empty() ? address : name, address};
-}
-
-} // namespace
-
 Expected<std::vector<std::string>>
 GitBisect::commit_series(const std::string& base, const std::vector<std::string>& patches) {
     std::vector<std::string> commits;
     std::string parent = base;
     for (size_t i = 0; i < patches.size(); ++i) {
         kernel::SeriesMail mail = kernel::read_mail(patches[i]);
-        auto [name, address] = name_and_address(mail.from);
+        auto [name, address] = util::parse_mailbox(mail.from);
         parent = RIG_TRY(commit_on(m_dir, parent, patches[i],
                                    mail.title() + (mail.body.empty() ? "" : "\n\n" + mail.body),
                                    {{"GIT_AUTHOR_NAME", name.empty() ? "unknown" : name},

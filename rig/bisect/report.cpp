@@ -559,43 +559,34 @@ Expected<std::string> series_reply(int64_t id, store::Database& db, const Settin
         body = std::string(util::trim(body.substr(body.find('\n') + 1)));
 
     // The culprit's author first, then whoever the series went to.
-    std::string to = cover.from;
+    util::MessageHeaders headers;
+    headers.envelope = "rig-bisect";
+    headers.from = from;
+    headers.to = cover.from;
     if (info.status == core::BisectStatus::culprit)
-        to = RIG_TRY(context.history->describe(info.culprit)).author;
-    std::vector<std::string> cc;
+        headers.to = RIG_TRY(context.history->describe(info.culprit)).author;
+    const std::string to_address = util::parse_mailbox(headers.to).address;
     for (const std::string& list : {cover.from, cover.to, cover.cc})
-        for (const std::string& address : util::split(list, ','))
-            if (std::string one(util::trim(address)); !one.empty() && one != to)
-                cc.push_back(util::address_value(one));
-    std::string references = cover.references;
+        for (const std::string& address : util::split_addresses(list))
+            if (util::parse_mailbox(address).address != to_address &&
+                std::find(headers.cc.begin(), headers.cc.end(), address) == headers.cc.end())
+                headers.cc.push_back(address);
+    headers.references = cover.references;
     if (!cover.message_id.empty())
-        references += (references.empty() ? "" : " ") + ("<" + cover.message_id + ">");
-    std::string subject = cover.subject;
-    if (!util::starts_with(subject, "Re: "))
-        subject = "Re: " + subject;
+        headers.references +=
+            (headers.references.empty() ? "" : " ") + ("<" + cover.message_id + ">");
+    headers.subject = cover.subject;
+    if (!util::starts_with(headers.subject, "Re: "))
+        headers.subject = "Re: " + headers.subject;
+    headers.date = date;
+    headers.in_reply_to = cover.message_id;
     // The same bisect and finding give the same message, written again or not.
-    std::string message_id = "rig-bisect-" +
-                             util::sha256_hex(cover.message_id + "\n" + info.good + "\n" +
-                                              info.bad + "\n" + info.culprit + "\n" + info.cell_id)
-                                 .substr(0, 16) +
-                             "@" + util::domain_of(from);
-
-    std::string text = "From rig-bisect Mon Sep 17 00:00:00 2001\n";
-    text += "From: " + util::address_value(from) + "\n";
-    text += "To: " + util::address_value(to) + "\n";
-    if (!cc.empty())
-        text += "Cc: " + util::join(cc, ",\n\t") + "\n";
-    text += "Subject: " + subject + "\n";
-    text += "Date: " + util::rfc5322_date(date) + "\n";
-    text += "Message-ID: <" + message_id + ">\n";
-    if (!cover.message_id.empty())
-        text += "In-Reply-To: <" + cover.message_id + ">\n";
-    if (!references.empty())
-        text += "References: " + references + "\n";
-    text += "MIME-Version: 1.0\n";
-    text += "Content-Type: text/plain; charset=UTF-8\n";
-    text += "Content-Transfer-Encoding: 8bit\n";
-    text += "\n" + util::mbox_body(body);
+    headers.message_id = "rig-bisect-" +
+                         util::sha256_hex(cover.message_id + "\n" + info.good + "\n" + info.bad +
+                                          "\n" + info.culprit + "\n" + info.cell_id)
+                             .substr(0, 16) +
+                         "@" + util::domain_of(from);
+    std::string text = util::mbox_message(headers, body);
     return text;
 }
 

@@ -92,22 +92,15 @@ Expected<Mail> compose(const Report& report) {
         RIG_TRY(report::render_template(report::builtin_template(report::Builtin::watch_mail), view,
                                         "reports/watch-mail.txt.mustache"));
 
-    std::string text = "From " + finding.culprit + " Mon Sep 17 00:00:00 2001\n";
-    text += "From: " + util::address_value(report.from) + "\n";
-    text += "To: " + util::address_value(report.to) + "\n";
-    if (!report.cc.empty()) {
-        std::vector<std::string> cc;
-        for (const std::string& address : report.cc)
-            cc.push_back(util::address_value(address));
-        text += "Cc: " + util::join(cc, ",\n\t") + "\n";
-    }
-    text += "Subject: " + util::header_value(mail.subject) + "\n";
-    text += "Date: " + util::rfc5322_date(report.date) + "\n";
-    text += "Message-ID: <" + mail.message_id + ">\n";
-    text += "MIME-Version: 1.0\n";
-    text += "Content-Type: text/plain; charset=UTF-8\n";
-    text += "Content-Transfer-Encoding: 8bit\n";
-    text += "\n" + util::mbox_body(body);
+    util::MessageHeaders headers;
+    headers.envelope = finding.culprit;
+    headers.from = report.from;
+    headers.to = report.to;
+    headers.cc = report.cc;
+    headers.subject = mail.subject;
+    headers.date = report.date;
+    headers.message_id = mail.message_id;
+    std::string text = util::mbox_message(headers, body);
     mail.text = std::move(text);
     return mail;
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Tests of util/: units, strings, hashing, file locks, lock holders, free space.
+// Tests of util/: units, strings, hashing, file locks, lock holders, free space, mail.
 #include "temp_dir.hpp"
 #include "util/file.hpp"
 #include "util/hash.hpp"
 #include "util/lock.hpp"
+#include "util/mail.hpp"
 #include "util/strings.hpp"
 #include "util/units.hpp"
 
@@ -218,4 +219,56 @@ TEST(File, FileWithExtensionFindsTheOneFileOrNothing) {
     std::ofstream(dir.path() / "bh_lookup.ko") << "x";
     EXPECT_EQ(file_with_extension(dir.path(), ".ko"), dir.path() / "bh_lookup.ko");
     EXPECT_TRUE(file_with_extension(dir.path() / "missing", ".ko").empty());
+}
+
+// A cover letter's To and Cc lists: commas inside a quoted name or an address do not split.
+TEST(Mail, AddressListsSplitOutsideQuotesAndAngleBrackets) {
+    EXPECT_EQ(
+        rig::util::split_addresses("\"Thor, A. U.\" <author@example.org>, v9fs@lists.linux.dev,\n\t"
+                                   "<odd,one@example.org>, , \"Q \\\"x, y\\\"\" <q@example.org>"),
+        (std::vector<std::string>{"\"Thor, A. U.\" <author@example.org>", "v9fs@lists.linux.dev",
+                                  "<odd,one@example.org>", "\"Q \\\"x, y\\\"\" <q@example.org>"}));
+    EXPECT_TRUE(rig::util::split_addresses("  ").empty());
+    auto thor = rig::util::parse_mailbox(" \"Thor, A. U.\" <author@example.org> ");
+    EXPECT_EQ(thor.name, "Thor, A. U.");
+    EXPECT_EQ(thor.address, "author@example.org");
+    auto bare = rig::util::parse_mailbox("v9fs@lists.linux.dev");
+    EXPECT_EQ(bare.name, "v9fs@lists.linux.dev");
+    EXPECT_EQ(bare.address, "v9fs@lists.linux.dev");
+}
+
+// One writer of rig's messages: the reply headers only when set, a name with specials
+// quoted, a subject outside ASCII encoded, and the body's "From " lines quoted.
+TEST(Mail, AMessageIsWrittenAsAnMboxEntry) {
+    rig::util::MessageHeaders headers;
+    headers.envelope = "abc123";
+    headers.from = "Kernel Robot <robot@example.org>";
+    headers.to = "A. U. Thor <author@example.org>";
+    headers.cc = {"v9fs@lists.linux.dev"};
+    headers.subject = "Re: [PATCH 0/3] 9p: fewer round trips";
+    headers.date = std::chrono::system_clock::from_time_t(0);
+    headers.message_id = "x@example.org";
+    headers.in_reply_to = "cover@example.org";
+    headers.references = "<cover@example.org>";
+    std::string text = rig::util::mbox_message(headers, "From here on\nbody\n\n\n");
+    EXPECT_EQ(text, "From abc123 Mon Sep 17 00:00:00 2001\n"
+                    "From: Kernel Robot <robot@example.org>\n"
+                    "To: \"A. U. Thor\" <author@example.org>\n"
+                    "Cc: v9fs@lists.linux.dev\n"
+                    "Subject: Re: [PATCH 0/3] 9p: fewer round trips\n"
+                    "Date: Thu, 01 Jan 1970 00:00:00 +0000\n"
+                    "Message-ID: <x@example.org>\n"
+                    "In-Reply-To: <cover@example.org>\n"
+                    "References: <cover@example.org>\n"
+                    "MIME-Version: 1.0\n"
+                    "Content-Type: text/plain; charset=UTF-8\n"
+                    "Content-Transfer-Encoding: 8bit\n"
+                    "\n"
+                    ">From here on\nbody\n");
+    headers.in_reply_to.clear();
+    headers.references.clear();
+    headers.subject = "caf\xc3\xa9";
+    text = rig::util::mbox_message(headers, "x");
+    EXPECT_EQ(text.find("In-Reply-To"), std::string::npos);
+    EXPECT_NE(text.find("Subject: =?UTF-8?B?Y2Fmw6k=?=\n"), std::string::npos) << text;
 }
