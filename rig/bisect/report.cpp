@@ -586,8 +586,7 @@ Expected<std::string> series_reply(int64_t id, store::Database& db, const Settin
                                           "\n" + info.culprit + "\n" + info.cell_id)
                              .substr(0, 16) +
                          "@" + util::domain_of(from);
-    std::string text = util::mbox_message(headers, body);
-    return text;
+    return util::mbox_message(headers, body);
 }
 
 } // namespace rig::bisect

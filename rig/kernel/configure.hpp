@@ -14,10 +14,10 @@
 
 namespace rig::kernel {
 
-// tinyconfig (its .config kept in `cache` for the tree's Kconfig inputs and the toolchain),
-// the fragments and options merged in, olddefconfig, in the tree's build folder, confined. Returns
-// the options that did not survive olddefconfig (empty when all did) and the resolved values.
-// `compiler` is the toolchain the request resolved to.
+// tinyconfig (its .config kept in `cache` for the tree's Kconfig inputs and the
+// toolchain), the fragments and options merged in, olddefconfig, in the tree's build
+// folder, confined. Returns the options that did not survive olddefconfig (empty when all
+// did) and the resolved values. `compiler` is the toolchain the request resolved to.
 //
 // Skipped when the folder's last configure had the same inputs (the request, the tree's
 // Kconfig inputs, the toolchain) and its .config is unchanged since: equal inputs give an
@@ -29,10 +29,10 @@ configure(const ConfinedTree& tree, const RequestedConfig& config, const std::st
           const std::filesystem::path& cache, Builder& builder);
 
 // What olddefconfig reads besides the request, named by content: the blob ids of every
-// Kconfig file, of the top Makefile, of the tinyconfig fragments and of the scripts Kconfig runs
-// ($(shell) and
-// $(success) call scripts/ and arch/*/tools/), at the clone's HEAD (rig's clone is clean,
-// with its patches as commits), and the linker's version, which Kconfig also records.
+// Kconfig file, of the top Makefile, of the tinyconfig fragments and of the scripts Kconfig
+// runs ($(shell) and $(success) call scripts/ and arch/*/tools/), at the clone's HEAD (rig's
+// clone is clean, with its patches as commits), and the linker's version, which Kconfig
+// also records.
 Expected<std::string> kconfig_inputs(const std::filesystem::path& src);
 
 } // namespace rig::kernel

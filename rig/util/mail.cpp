@@ -11,13 +11,11 @@ namespace rig::util {
 
 // The domain of "Name <user@domain>".
 std::string domain_of(const std::string& address) {
-    size_t at = address.rfind('@');
-    if (at == std::string::npos)
+    std::string mailbox = parse_mailbox(address).address;
+    size_t at = mailbox.rfind('@');
+    if (at == std::string::npos || at + 1 == mailbox.size())
         return "localhost";
-    std::string domain = address.substr(at + 1);
-    if (size_t end = domain.find('>'); end != std::string::npos)
-        domain.resize(end);
-    return domain.empty() ? "localhost" : domain;
+    return mailbox.substr(at + 1);
 }
 
 // Mail wants CRLF-free lines and no line of a lone "From " that an mbox reader would take

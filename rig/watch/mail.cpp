@@ -100,8 +100,7 @@ Expected<Mail> compose(const Report& report) {
     headers.subject = mail.subject;
     headers.date = report.date;
     headers.message_id = mail.message_id;
-    std::string text = util::mbox_message(headers, body);
-    mail.text = std::move(text);
+    mail.text = util::mbox_message(headers, body);
     return mail;
 }
 

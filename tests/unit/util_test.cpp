@@ -235,6 +235,10 @@ TEST(Mail, AddressListsSplitOutsideQuotesAndAngleBrackets) {
     auto bare = rig::util::parse_mailbox("v9fs@lists.linux.dev");
     EXPECT_EQ(bare.name, "v9fs@lists.linux.dev");
     EXPECT_EQ(bare.address, "v9fs@lists.linux.dev");
+    EXPECT_EQ(rig::util::domain_of("Kernel Robot <robot@example.org>"), "example.org");
+    EXPECT_EQ(rig::util::domain_of("robot@example.org"), "example.org");
+    EXPECT_EQ(rig::util::domain_of("robot"), "localhost");
+    EXPECT_EQ(rig::util::domain_of("Robot <robot@>"), "localhost");
 }
 
 // One writer of rig's messages: the reply headers only when set, a name with specials
