@@ -108,6 +108,11 @@ struct DirHandle {
     DIR* dir = nullptr;
     off_t offset = 0;
     struct dirent* pending = nullptr; // read but not yet returned: it did not fit
+
+    explicit DirHandle(DIR* opened) : dir(opened) {}
+    ~DirHandle() { ::closedir(dir); }
+    DirHandle(const DirHandle&) = delete;
+    DirHandle& operator=(const DirHandle&) = delete;
 };
 
 class Filesystem final {
@@ -228,6 +233,21 @@ public:
         return out;
     }
 
+    // A directory opened for the kernel, kept until its RELEASEDIR. The kernel sends that
+    // after the last close, asynchronously: an unmount can come first, and the handles
+    // still open then are closed with the filesystem.
+    DirHandle* open_directory(DIR* dir) {
+        auto handle = std::make_unique<DirHandle>(dir);
+        DirHandle* raw = handle.get();
+        std::lock_guard lock(m_mutex);
+        m_directories.emplace(raw, std::move(handle));
+        return raw;
+    }
+    void release_directory(DirHandle* handle) {
+        std::lock_guard lock(m_mutex);
+        m_directories.erase(handle);
+    }
+
     // The kernel's FUSE protocol minor, known once INIT has been answered.
     std::atomic<unsigned> proto_minor{0};
     std::vector<char> read_buffer;
@@ -237,6 +257,7 @@ private:
     Inode m_root;
     std::mutex m_mutex; // the benchmark reads the table while the session thread serves
     std::map<std::pair<dev_t, ino_t>, std::unique_ptr<Inode>> m_inodes;
+    std::unordered_map<DirHandle*, std::unique_ptr<DirHandle>> m_directories;
     uint64_t m_lookups = 0;
 };
 
@@ -494,15 +515,14 @@ void op_opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
         fuse_reply_err(req, errno);
         return;
     }
-    auto handle = std::make_unique<DirHandle>();
-    handle->dir = ::fdopendir(fd);
-    if (!handle->dir) {
+    DIR* dir = ::fdopendir(fd);
+    if (!dir) {
         int error = errno;
         ::close(fd);
         fuse_reply_err(req, error);
         return;
     }
-    fi->fh = reinterpret_cast<uint64_t>(handle.release());
+    fi->fh = reinterpret_cast<uint64_t>(fs_of(req).open_directory(dir));
     fuse_reply_open(req, fi);
 }
 
@@ -581,9 +601,7 @@ void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, f
 }
 
 void op_releasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
-    auto* handle = reinterpret_cast<DirHandle*>(fi->fh);
-    ::closedir(handle->dir);
-    delete handle;
+    fs_of(req).release_directory(reinterpret_cast<DirHandle*>(fi->fh));
     fuse_reply_err(req, 0);
 }
 
