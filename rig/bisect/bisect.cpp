@@ -10,12 +10,15 @@
 #include "rig_config.hpp"
 #include "run/cells.hpp"
 #include "spec/spec.hpp"
+#include "util/clock.hpp"
+#include "util/file.hpp"
 #include "util/hash.hpp"
 #include "util/lock.hpp"
 #include "util/strings.hpp"
 #include "vm/libvirt.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 namespace rig::bisect {
 
@@ -417,10 +420,59 @@ Expected<std::vector<core::CpuSet>> cpu_sets(const Context& context, vm::Hypervi
     return sets;
 }
 
+// A config bisect is given two configs and nothing that another kind of bisect takes.
+Expected<void> check_config_bisect(const StartOptions& options) {
+    if (options.good_config.empty() || options.bad_config.empty())
+        return fail(ErrorKind::usage, "a config bisect needs both --good-config and --bad-config");
+    if (options.series)
+        return fail(ErrorKind::usage, "--series and --good-config/--bad-config are two kinds of "
+                                      "bisect: give one");
+    if (!options.good.empty() || !options.bad.empty())
+        return fail(ErrorKind::usage, "--good-config and --bad-config bisect the options on the "
+                                      "cell's own commit: drop --good and --bad");
+    if (options.verify_revert)
+        return fail(ErrorKind::usage, "--verify-revert reverts a commit on BAD, and a config "
+                                      "bisect's switches change no file: drop it");
+    return {};
+}
+
+// One side of a config bisect as olddefconfig resolves it on the cell's commit: a list of
+// fragment names ("base,debug", found as the scenario's are) with the kernel's options, or
+// a .config file, whose every value is a wish.
+Expected<std::string> resolve_config(const std::string& flag, const std::string& given,
+                                     const core::CellRecord& record, const fs::path& scenario_dir,
+                                     CommitBuilder& builder, std::ostream& out) {
+    core::Kernel kernel = record.kernel;
+    kernel.ref = record.commit;
+    std::vector<std::string> fragments;
+    if (fs::is_regular_file(given)) {
+        kernel.options.clear();
+        for (const auto& [symbol, value] : kernel::parse_config(util::read_file(given)))
+            kernel.options[symbol] = kernel::k_wish_mark + value;
+        if (kernel.options.empty())
+            return fail(ErrorKind::usage, flag + " " + given + " has no CONFIG_ line");
+    } else {
+        for (const std::string& name : util::split(given, ','))
+            if (!util::trim(name).empty())
+                fragments.emplace_back(util::trim(name));
+    }
+    out << util::log_line(util::real_clock(),
+                          "configuring " + flag + " " + given + " on " + short_sha(record.commit))
+        << "\n"
+        << std::flush;
+    auto result =
+        RIG_TRY(builder.configure(kernel::git_request(kernel, fragments, scenario_dir), out));
+    if (result.outcome != core::BuildOutcome::ok)
+        return fail(ErrorKind::config, flag + " " + given + " does not configure on " +
+                                           short_sha(record.commit) + ": " + result.error_lines +
+                                           " (" + result.log.string() + ")");
+    return util::read_file(result.config);
+}
+
 } // namespace
 
 Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db,
-                                const Settings& settings) {
+                                const Settings& settings, std::ostream* out) {
     if (options.samples < 1 || options.samples > 100)
         return fail(ErrorKind::usage, "--samples must be between 1 and 100");
     if (!(options.confidence > 0 && options.confidence < 1))
@@ -432,6 +484,9 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
         return fail(ErrorKind::usage, "criterion " + criterion.text() +
                                           " needs --samples 2 or more: the endpoints' spread "
                                           "is measured");
+    const bool configs = !options.good_config.empty() || !options.bad_config.empty();
+    if (configs)
+        RIG_TRY(check_config_bisect(options));
     auto scenario = RIG_TRY(spec::load_scenario(options.scenario));
     auto cells = RIG_TRY(core::expand(scenario));
     if (options.series) {
@@ -446,8 +501,9 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
         if (!options.good.empty() || !options.bad.empty())
             return fail(ErrorKind::usage, "--series bisects from the series' base to its last "
                                           "patch: drop --good and --bad");
-    } else if (options.good.empty() || options.bad.empty()) {
-        return fail(ErrorKind::usage, "rig bisect start needs --good and --bad (or --series)");
+    } else if (!configs && (options.good.empty() || options.bad.empty())) {
+        return fail(ErrorKind::usage, "rig bisect start needs --good and --bad (or --series, "
+                                      "or --good-config and --bad-config)");
     }
     const core::Cell& cell = cells[RIG_TRY(select_cell(cells, options.cell))];
     const core::Kernel& kernel = scenario.kernels[cell.kernel];
@@ -484,9 +540,23 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
     // The cell whole, so that the bisect needs neither the scenario nor its fragments and
     // patches again.
     core::CellRecord record = RIG_TRY(run::freeze(scenario, {cell}, resolve_in(*history))).front();
+    StartOptions stored = options;
+    stored.scenario = fs::absolute(options.scenario);
     if (options.series) {
         info.good = record.commit;
         info.bad = RIG_TRY(series_line(*history, record)).back();
+    } else if (configs) {
+        std::shared_ptr<CommitBuilder> own_builder =
+            settings.builder ? nullptr : make_commit_builder(settings.cache_dir, db);
+        CommitBuilder& builder = settings.builder ? *settings.builder : *own_builder;
+        std::ostringstream quiet;
+        std::ostream& shown = out ? *out : quiet;
+        stored.good_dot_config = RIG_TRY(resolve_config("--good-config", options.good_config,
+                                                        record, scenario_dir, builder, shown));
+        stored.bad_dot_config = RIG_TRY(resolve_config("--bad-config", options.bad_config, record,
+                                                       scenario_dir, builder, shown));
+        info.good = record.commit;
+        info.bad = RIG_TRY(config_line(*history, record, stored)).second.back();
     } else {
         info.good = RIG_TRY(history->resolve(options.good));
         info.bad = RIG_TRY(history->resolve(options.bad));
@@ -503,8 +573,6 @@ Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db
     // them from there.
     std::optional<util::FileLock> run_owner, bisect_owner;
     info.run_id = RIG_TRY(db.begin_run(run, &run_owner));
-    StartOptions stored = options;
-    stored.scenario = fs::absolute(options.scenario);
     info.state = encode_settings(stored);
     return db.begin_bisect(info, &bisect_owner);
 }

@@ -19,9 +19,10 @@
 namespace rig::bisect {
 
 // Loads and checks the scenario and the revisions, stores a new bisect (and the run that
-// holds its samples) and returns its id. Nothing is built yet.
+// holds its samples) and returns its id. Nothing is built yet; a config bisect's two
+// configs are resolved (seconds each), saying so on `out` when given.
 Expected<int64_t> create_bisect(const StartOptions& options, store::Database& db,
-                                const Settings& settings);
+                                const Settings& settings, std::ostream* out = nullptr);
 
 // Runs what the bisect still lacks. Samples run on the scenario's backend: `hypervisor`
 // (this machine's QEMU) for qemu, the scenario's libvirt URI, or Slurm jobs; kernels are

@@ -45,6 +45,18 @@ public:
         return result;
     }
 
+    Expected<kernel::ConfigResult> configure(const kernel::GitRequest& request,
+                                             std::ostream& out) override {
+        kernel::BuildSettings build;
+        build.cache = m_cache;
+        build.make_user = RIG_TRY(host::untrusted_user());
+        build.progress = [&](const kernel::BuildProgress& status) {
+            out << util::log_line(util::real_clock(), "configuring: " + status.phase) << "\n"
+                << std::flush;
+        };
+        return kernel::configure_git(request, build);
+    }
+
     Expected<std::filesystem::path> initramfs(const kernel::Artifact& artifact) override {
         return guest::base_initramfs(artifact, m_cache);
     }

@@ -25,6 +25,10 @@ public:
     virtual Expected<std::optional<kernel::BuildResult>>
     build(const kernel::GitRequest& request, const std::string& kernel_name,
           const std::string& prefix, std::ostream& out, const std::atomic<bool>& interrupted) = 0;
+    // The .config `request` resolves to through olddefconfig, without a build: a config
+    // bisect's two sides. Options that do not survive are a result, as in build().
+    virtual Expected<kernel::ConfigResult> configure(const kernel::GitRequest& request,
+                                                     std::ostream& out) = 0;
     // The base initramfs a guest of `artifact` boots with.
     virtual Expected<std::filesystem::path> initramfs(const kernel::Artifact& artifact) = 0;
 };

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 namespace rig::bisect {
 
@@ -80,6 +81,11 @@ Expected<Context> load(int64_t id, store::Database& db, const Settings& settings
         settings, bisects_folder(settings) / std::to_string(id) / "git", context.repo));
     if (context.options.series)
         context.series_commits = RIG_TRY(series_line(*context.history, record));
+    if (!context.options.good_config.empty()) {
+        std::tie(context.switches, context.config_commits) =
+            RIG_TRY(config_line(*context.history, record, context.options));
+        context.good_config = kernel::parse_config(context.options.good_dot_config);
+    }
     context.record = std::move(record);
     for (core::Sample& sample : RIG_TRY(db.samples(info->run_id)))
         context.samples_by_cell[sample.cell_id].push_back(std::move(sample));
@@ -95,13 +101,42 @@ Expected<std::vector<std::string>> series_line(History& history, const core::Cel
     return history.commit_series(record.commit, patches);
 }
 
-std::optional<size_t> series_patches_at(const Context& context, const std::string& sha) {
-    if (sha == context.record.commit)
+namespace {
+
+// How far along `line` (commits on `base`) the commit `sha` is: 0 for the base.
+std::optional<size_t> position_on(const std::string& base, const std::vector<std::string>& line,
+                                  const std::string& sha) {
+    if (sha == base)
         return 0;
-    auto found = std::find(context.series_commits.begin(), context.series_commits.end(), sha);
-    if (found == context.series_commits.end())
+    auto found = std::find(line.begin(), line.end(), sha);
+    if (found == line.end())
         return std::nullopt;
-    return static_cast<size_t>(found - context.series_commits.begin()) + 1;
+    return static_cast<size_t>(found - line.begin()) + 1;
+}
+
+} // namespace
+
+std::optional<size_t> series_patches_at(const Context& context, const std::string& sha) {
+    return position_on(context.record.commit, context.series_commits, sha);
+}
+
+Expected<std::pair<std::vector<ConfigSwitch>, std::vector<std::string>>>
+config_line(History& history, const core::CellRecord& record, const StartOptions& options) {
+    std::vector<ConfigSwitch> switches =
+        config_switches(kernel::parse_config(options.good_dot_config),
+                        kernel::parse_config(options.bad_dot_config));
+    if (switches.empty())
+        return fail(ErrorKind::usage, "--good-config " + options.good_config +
+                                          " and --bad-config " + options.bad_config +
+                                          " resolve to the same .config: nothing to bisect");
+    auto commits = RIG_TRY(history.commit_series(
+        record.commit,
+        config_line_mails(switches, "from " + options.good_config + " to " + options.bad_config)));
+    return std::pair{std::move(switches), std::move(commits)};
+}
+
+std::optional<size_t> switches_at(const Context& context, const std::string& sha) {
+    return position_on(context.record.commit, context.config_commits, sha);
 }
 
 Expected<std::unique_ptr<History>> open_history(const Settings& settings, const fs::path& dir,
@@ -203,8 +238,9 @@ Expected<Cost> cost_of(const Context& context) {
     std::set<std::string> commits_tested;
     for (const auto& step : context.steps)
         commits_tested.insert(step.commit);
-    // A series' commits are built as its base with patches, and recorded so.
-    if (!context.series_commits.empty())
+    // A series' commits are built as its base with patches, and a config line's as the
+    // cell's commit with each step's .config: recorded so.
+    if (!context.series_commits.empty() || !context.config_commits.empty())
         commits_tested.insert(context.record.commit);
     // From the build records, not the steps: a build finished just before a kill is a
     // cache hit for the resumed step, but it was built by this bisect all the same.

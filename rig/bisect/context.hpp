@@ -4,6 +4,7 @@
 #pragma once
 
 #include "bisect/builder.hpp"
+#include "bisect/config_line.hpp"
 #include "bisect/history.hpp"
 #include "bisect/settings.hpp"
 #include "bisect/verdict.hpp"
@@ -22,6 +23,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rig::bisect {
@@ -56,6 +58,11 @@ struct Context {
     // and the cell's record, whose kernel applies its own patches and then the series'.
     std::vector<std::string> series_commits = {};
     core::CellRecord record = {};
+    // --good-config/--bad-config: the line's switches and its commits on the cell's commit
+    // (bisect/config_line.hpp), and GOOD's .config, which every step starts from.
+    std::vector<ConfigSwitch> switches = {};
+    std::vector<std::string> config_commits = {};
+    kernel::ConfigValues good_config = {};
 };
 
 // The series of `record` (a cell with its series applied) as commits on its base in
@@ -65,6 +72,15 @@ Expected<std::vector<std::string>> series_line(History& history, const core::Cel
 // How many of the series' patches the commit `sha` of a series bisect has applied (0 for
 // the base); nullopt for a commit not on the series' line.
 std::optional<size_t> series_patches_at(const Context& context, const std::string& sha);
+
+// A config bisect's line (`options`' two .configs) as commits on the cell's commit in
+// `history`, and its switches.
+Expected<std::pair<std::vector<ConfigSwitch>, std::vector<std::string>>>
+config_line(History& history, const core::CellRecord& record, const StartOptions& options);
+
+// How many switches the commit `sha` of a config bisect has made (0 for the cell's
+// commit); nullopt for a commit not on the line.
+std::optional<size_t> switches_at(const Context& context, const std::string& sha);
 
 Expected<Context> load(int64_t id, store::Database& db, const Settings& settings);
 

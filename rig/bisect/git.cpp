@@ -176,9 +176,22 @@ Expected<std::string> GitBisect::log() const {
 
 namespace {
 
+// True when `patch` holds a diff: a "diff --git" line, or a "---" line followed by "+++".
+bool has_diff(std::string_view patch) {
+    std::string_view previous;
+    for (std::string_view line : util::split(patch, '\n')) {
+        if (util::starts_with(line, "diff --git ") ||
+            (util::starts_with(previous, "--- ") && util::starts_with(line, "+++ ")))
+            return true;
+        previous = line;
+    }
+    return false;
+}
+
 // `patch` (a diff or a mail) applied to `parent`'s tree with a private index and committed
-// on it as `message`, in the bare repository `dir`: nothing is checked out. `env` names the
-// author and committer; `what` begins each error.
+// on it as `message`, in the bare repository `dir`: nothing is checked out. A mail without
+// a diff (a config bisect's switch) keeps the parent's tree, with no index read at all: a
+// kernel's is 75,000 files. `env` names the author and committer; `what` begins each error.
 Expected<std::string> commit_on(const fs::path& dir, const std::string& parent,
                                 const std::string& patch, const std::string& message,
                                 std::map<std::string, std::string> env, const std::string& what) {
@@ -201,9 +214,14 @@ Expected<std::string> commit_on(const fs::path& dir, const std::string& parent,
                                               std::string(util::trim(result.err)));
         return std::string(util::trim(result.out));
     };
-    RIG_TRY(step({"read-tree", parent}));
-    RIG_TRY(step({"apply", "--cached", file.string()}));
-    std::string tree = RIG_TRY(step({"write-tree"}));
+    std::string tree;
+    if (has_diff(patch)) {
+        RIG_TRY(step({"read-tree", parent}));
+        RIG_TRY(step({"apply", "--cached", file.string()}));
+        tree = RIG_TRY(step({"write-tree"}));
+    } else {
+        tree = RIG_TRY(step({"rev-parse", parent + "^{tree}"}));
+    }
     std::string commit = RIG_TRY(step({"commit-tree", tree, "-p", parent, "-m", message}));
     std::error_code ec;
     fs::remove(index, ec);

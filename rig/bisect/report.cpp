@@ -3,6 +3,8 @@
 #include "bisect/report.hpp"
 
 #include "bisect/context.hpp"
+#include "bisect/step.hpp"
+#include "kernel/build.hpp"
 #include "kernel/series.hpp"
 #include "report/changes.hpp"
 #include "report/table.hpp"
@@ -139,9 +141,48 @@ std::string confidence_of(const Context& context) {
     }
 }
 
+// "switch 32/32: CONFIG_X=y (was not set)" for a commit of a config bisect, "GOOD's config
+// (base,release)" for its GOOD.
+std::string config_position(const Context& context, const std::string& sha) {
+    auto made = switches_at(context, sha);
+    if (!made)
+        return "";
+    if (*made == 0)
+        return "GOOD's config (" + context.options.good_config + ")";
+    return "switch " + std::to_string(*made) + "/" + std::to_string(context.switches.size()) +
+           ": " + switch_text(context.switches[*made - 1]);
+}
+
+// The .config a step's kernel was built with, from its build folder.
+std::optional<kernel::ConfigValues> built_config(const Context& context,
+                                                 const store::BisectStep& step) {
+    auto values = kernel::built_config(commit_request(context, commit_cell(context, step.commit)),
+                                       context.settings.cache_dir);
+    return values ? *values : std::nullopt;
+}
+
+// A config bisect's culprit: what olddefconfig changed from the parent's .config to the
+// culprit's, the set of options that turns the result bad together; "" when not known.
+std::string changed_together(const Context& context) {
+    const auto* culprit = find_step(context, core::StepRole::verify_culprit);
+    const auto* parent = find_step(context, core::StepRole::verify_parent);
+    if (context.config_commits.empty() || !culprit || !parent)
+        return "";
+    auto after = built_config(context, *culprit);
+    auto before = built_config(context, *parent);
+    if (!after || !before)
+        return "";
+    std::vector<std::string> changes;
+    for (const ConfigSwitch& change : config_switches(*before, *after))
+        changes.push_back(switch_text(change));
+    return util::join(changes, ", ");
+}
+
 // "patch 2/3 (0002-9p-always-ask.patch)" for a commit of a series bisect, "the series'
-// base" for its GOOD; "" for any other commit.
+// base" for its GOOD; a config bisect's switch (above); "" for any other commit.
 std::string series_position(const Context& context, const std::string& sha) {
+    if (!context.config_commits.empty())
+        return config_position(context, sha);
     if (context.series_commits.empty())
         return "";
     auto applied = series_patches_at(context, sha);
@@ -311,6 +352,19 @@ Expected<std::string> mail_summary(const Context& context, const std::string& co
         view["confidence"] = confidence;
     if (!changes.empty())
         view["what_changed"] = changes;
+    if (!context.config_commits.empty()) {
+        view["config"] = {{"good", context.options.good_config},
+                          {"bad", context.options.bad_config},
+                          {"switches", context.switches.size()}};
+        size_t made = switches_at(context, info.culprit).value_or(0);
+        if (info.status == core::BisectStatus::culprit && made > 0) {
+            auto base = RIG_TRY(context.history->describe(context.record.commit));
+            view["config"]["option"] = switch_text(context.switches[made - 1]);
+            view["config"]["number"] = made;
+            view["config"]["commit"] = short_sha(base.sha) + " (\"" + base.subject + "\")";
+            view["config"]["together"] = changed_together(context);
+        }
+    }
     if (!context.series_commits.empty()) {
         const core::StoredFile& cover = context.record.series_cover;
         view["series"] = {{"cover", cover.text.empty() ? std::string("(no cover letter)")
@@ -332,7 +386,9 @@ Expected<std::string> culprit_summary(const Context& context) {
         << "  author:  " << commit.author << "\n"
         << "  date:    " << commit.date << "\n";
     if (std::string position = series_position(context, context.info.culprit); !position.empty())
-        out << "  series:  " << position << "\n";
+        out << (context.config_commits.empty() ? "  series:  " : "  config:  ") << position << "\n";
+    if (std::string together = changed_together(context); !together.empty())
+        out << "  the .config changed together (the set that turns it bad): " << together << "\n";
     return out.str();
 }
 

@@ -35,6 +35,15 @@ struct StartOptions {
     // Over the patches of the kernel's posted series (its `series:`), on the cell with the
     // series applied: GOOD is the base, BAD the last patch; good and bad are not given.
     bool series = false;
+    // Over the options that differ between two configs of the cell's commit (each a list of
+    // fragment names, "base,debug", or a .config file whose every value is a wish):
+    // bisect/config_line.hpp. good and bad are not given.
+    std::string good_config;
+    std::string bad_config;
+    // Their .configs as olddefconfig resolved them when the bisect began, stored so that
+    // every resume walks the same line.
+    std::string good_dot_config;
+    std::string bad_dot_config;
     // The cost cap, each 0 for none: reached before the next commit is measured, it ends
     // the bisect as capped, with the range it had narrowed down to.
     int max_builds = 0;
@@ -56,6 +65,10 @@ void fields(Options& options, Visit&& visit) {
     visit("jobs", options.jobs);
     visit("multisection", options.multisection);
     visit("series", options.series);
+    visit("good_config", options.good_config);
+    visit("bad_config", options.bad_config);
+    visit("good_dot_config", options.good_dot_config);
+    visit("bad_dot_config", options.bad_dot_config);
     visit("max_builds", options.max_builds);
     visit("max_boots", options.max_boots);
     visit("max_hours", options.max_hours);

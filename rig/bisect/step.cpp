@@ -19,9 +19,6 @@ namespace rig::bisect {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// The scenario with the bisected kernel at `sha` (and `patches` added), and its cell.
 CommitCell commit_cell(const Context& context, const std::string& sha,
                        const std::vector<std::string>& patches, const std::string& label) {
     CommitCell out{context.scenario, {}};
@@ -36,10 +33,27 @@ CommitCell commit_cell(const Context& context, const std::string& sha,
         kernel.ref = context.record.commit;
         kernel.patches.resize(own + applied);
     }
+    std::map<std::string, std::string> params = context.cell.params;
+    if (!context.config_commits.empty()) {
+        // A commit of a config bisect's line is the cell's commit with its step's .config:
+        // GOOD's values and the switches so far, each a wish, and no fragment.
+        size_t made = switches_at(context, sha).value_or(context.switches.size());
+        kernel.ref = context.record.commit;
+        kernel.config.clear();
+        params.erase("config");
+        kernel.options = config_step_options(context.good_config, context.switches, made);
+    }
     kernel.patches.insert(kernel.patches.end(), patches.begin(), patches.end());
-    out.cell = core::make_cell(out.scenario, context.cell.kernel, context.cell.params);
+    out.cell = core::make_cell(out.scenario, context.cell.kernel, std::move(params));
     return out;
 }
+
+kernel::GitRequest commit_request(const Context& context, const CommitCell& target) {
+    return kernel::git_request(target.scenario.kernels[context.cell.kernel], target.cell.fragments,
+                               target.scenario.dir);
+}
+
+namespace {
 
 std::string timing_summary(const std::vector<double>& values) {
     if (values.empty())
@@ -176,10 +190,9 @@ Expected<std::optional<kernel::BuildResult>> build_commit(const Context& context
                                                           const CommitCell& target,
                                                           const std::string& prefix,
                                                           const StepIo& io) {
-    const core::Kernel& kernel = target.scenario.kernels[context.cell.kernel];
-    return context.builder->build(
-        kernel::git_request(kernel, context.cell.fragments, target.scenario.dir), kernel.name,
-        prefix, io.out, io.interrupted);
+    return context.builder->build(commit_request(context, target),
+                                  target.scenario.kernels[context.cell.kernel].name, prefix, io.out,
+                                  io.interrupted);
 }
 
 // A step whose commit does not build: skipped, with the first error line as evidence.

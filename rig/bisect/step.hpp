@@ -57,6 +57,14 @@ struct CommitCell {
     core::Cell cell;
 };
 
+// The scenario with the bisected kernel at `sha` (and `patches` added, its name marked
+// `label`), and its cell: a series' commit as its base with the first patches, a config
+// line's as the cell's commit with that step's options.
+CommitCell commit_cell(const Context& context, const std::string& sha,
+                       const std::vector<std::string>& patches = {}, const std::string& label = "");
+// What builds `target`'s kernel.
+kernel::GitRequest commit_request(const Context& context, const CommitCell& target);
+
 // What one step's samples boot: the commit's cell, kernel and initramfs.
 struct Boot {
     const CommitCell& target;

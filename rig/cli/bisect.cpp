@@ -78,6 +78,12 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
     start->add_flag("--series", s.series,
                     "bisect over the patches of the kernel's posted series (its `series:`), "
                     "from its base to its last patch, instead of --good and --bad");
+    start->add_option("--good-config", s.good_config,
+                      "bisect the options instead, on the cell's commit: a config where it "
+                      "passes, as fragment names (base,release) or a .config file");
+    start->add_option("--bad-config", s.bad_config,
+                      "the config where it fails; every option that differs is one step of "
+                      "the line bisected, checked after olddefconfig");
     start->add_option(
         "--criterion", s.criterion,
         "errors (the bad endpoint's error families, held against GOOD's), signature:REGEX, "
@@ -161,7 +167,7 @@ int bisect_command(const GlobalOptions& global, const BisectCommandOptions& opti
     bisect::Settings settings = bisect_settings(global);
     switch (options.action) {
     case BisectAction::start: {
-        auto id = bisect::create_bisect(options.start, **db, settings);
+        auto id = bisect::create_bisect(options.start, **db, settings, &std::cout);
         if (!id)
             return report_error(id.error());
         std::cout << "bisect " << *id << " created; `rig bisect resume " << *id

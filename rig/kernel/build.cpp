@@ -46,7 +46,8 @@ Expected<Artifact> collect_artifact(ConfinedTree& tree, const std::string& targe
     if (!ec)
         fs::copy_file(out / "vmlinux", staging / "vmlinux", ec);
     // The .config travels with the kernel: a report of a culprit built long ago, or by
-    // another database's run, still carries it.
+    // another database's run, still carries it. (The first config to build an image: one
+    // that builds the same image keeps that artifact, config and all.)
     if (!ec)
         fs::copy_file(out / ".config", staging / "config", ec);
     if (ec)
@@ -152,6 +153,16 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
     result.artifact =
         RIG_TRY(collect_artifact(tree, target, modules, settings.cache, index, builder));
     return finish(core::BuildOutcome::ok, "");
+}
+
+Expected<std::optional<ConfigValues>> built_config(const GitRequest& request,
+                                                   const fs::path& cache) {
+    Resolved resolved = RIG_TRY(resolve(request));
+    const fs::path config =
+        repository_dir(cache, request.repo) / ("build-" + resolved.config_hash) / ".config";
+    if (!fs::is_regular_file(config))
+        return std::optional<ConfigValues>();
+    return std::optional<ConfigValues>(parse_config(util::read_file(config)));
 }
 
 Expected<ConfigResult> configure_git(const GitRequest& request, const BuildSettings& settings) {

@@ -7,6 +7,7 @@
 #include "core/scenario.hpp"
 #include "core/status.hpp"
 #include "kernel/artifact.hpp"
+#include "kernel/config.hpp"
 #include "proc/process.hpp"
 #include "util/error.hpp"
 
@@ -126,6 +127,12 @@ Expected<std::string> resolve_commit(const std::filesystem::path& repo, const st
 // rebuilds only what they reach. Bad requests (no repository, unknown ref, missing
 // patch file or fragment) are errors; a failed build or config is a result.
 Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& settings);
+
+// The .config build_git made `request`'s kernel with, read from its build folder; nullopt
+// when no build of it is there (none ran, or gc removed the folder). Not the artifact's
+// copy: two configs that build the same image (options no code reads) share one artifact.
+Expected<std::optional<ConfigValues>> built_config(const GitRequest& request,
+                                                   const std::filesystem::path& cache);
 
 struct ConfigResult {
     core::BuildOutcome outcome = core::BuildOutcome::ok; // ok or config_error, never build_failed

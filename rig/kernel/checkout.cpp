@@ -107,13 +107,17 @@ Expected<Resolved> resolve(const GitRequest& request) {
     return resolved;
 }
 
+fs::path repository_dir(const fs::path& cache, const fs::path& repo) {
+    std::error_code canonical_error;
+    fs::path resolved = fs::canonical(repo, canonical_error);
+    if (canonical_error)
+        resolved = repo;
+    return cache / "git" / util::sha256_hex(resolved.string()).substr(0, 16);
+}
+
 Expected<Repository> open_repository(const GitRequest& request, const fs::path& cache,
                                      const std::function<void()>& waiting) {
-    std::error_code canonical_error;
-    fs::path resolved = fs::canonical(request.repo, canonical_error);
-    if (canonical_error)
-        resolved = request.repo;
-    const fs::path repo_dir = cache / "git" / util::sha256_hex(resolved.string()).substr(0, 16);
+    const fs::path repo_dir = repository_dir(cache, request.repo);
     std::error_code ec;
     fs::create_directories(repo_dir, ec);
     fs::create_directories(cache / "git" / "logs", ec);

@@ -38,6 +38,10 @@ struct Repository {
     util::FileLock lock;
 };
 
+// Its folder, cache/git/<hash of the resolved path>, without taking the lock.
+std::filesystem::path repository_dir(const std::filesystem::path& cache,
+                                     const std::filesystem::path& repo);
+
 // `waiting` is called when another rig holds the lock.
 Expected<Repository> open_repository(const GitRequest& request, const std::filesystem::path& cache,
                                      const std::function<void()>& waiting);

@@ -135,19 +135,30 @@ RequestedConfig compose(const std::vector<Fragment>& fragments,
         // editing its comments keeps its builds.
         for (const auto& [symbol, value] : parse_config(fragment.text)) {
             request.values[symbol] = value;
+            request.checked[symbol] = value;
             request.text += line_for(symbol, value) + "\n";
         }
     }
-    if (!options.empty())
-        request.text += "# options\n";
+    std::string asked, wishes;
     for (const auto& [symbol, value] : options) {
-        std::string written = option_value(value);
+        bool wish = !value.empty() && value.front() == k_wish_mark;
+        std::string written = option_value(wish ? std::string_view(value).substr(1) : value);
         request.values[symbol] = written;
-        request.text += line_for(symbol, written) + "\n";
+        (wish ? wishes : asked) += line_for(symbol, written) + "\n";
+        if (wish)
+            request.checked.erase(symbol);
+        else
+            request.checked[symbol] = written;
     }
+    if (!asked.empty())
+        request.text += "# options\n" + asked;
+    // Apart in the hashed text: a wish and a request of one value are two configs.
+    if (!wishes.empty())
+        request.text += "# wishes\n" + wishes;
     request.modules = uses_modules(request.values);
     if (request.modules && request.values["CONFIG_MODULES"] != "y") {
         request.values["CONFIG_MODULES"] = "y";
+        request.checked["CONFIG_MODULES"] = "y";
         request.text += "# some option is =m\nCONFIG_MODULES=y\n";
     }
     return request;

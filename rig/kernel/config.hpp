@@ -35,10 +35,16 @@ struct Fragment {
     std::string text;
 };
 
+// An option value that starts with this is a wish: written into the .config like any
+// other, but not checked against what olddefconfig made of it. A config bisect sets each
+// step's options so: a switch whose dependency comes later takes effect with it.
+inline constexpr char k_wish_mark = '?';
+
 // What a kernel entry asks for: fragments in order, then the options (options win).
 struct RequestedConfig {
     std::string text;     // the merged request, stable: its sha256 is the config hash
-    ConfigValues values;  // every assignment it makes
+    ConfigValues values;  // every assignment it makes, wishes included
+    ConfigValues checked; // the assignments the .config must keep: all but the wishes
     bool modules = false; // some value is =m, so CONFIG_MODULES=y is requested too
 };
 RequestedConfig compose(const std::vector<Fragment>& fragments,

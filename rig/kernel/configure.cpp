@@ -82,7 +82,7 @@ configure(const ConfinedTree& tree, const RequestedConfig& config, const std::st
                     "Kconfig files, toolchain): tinyconfig and olddefconfig skipped");
         touch(stamp);
         ConfigValues actual = parse_config(previous);
-        return std::pair{unmet(config.values, actual), std::move(actual)};
+        return std::pair{unmet(config.checked, actual), std::move(actual)};
     }
     builder.report("configuring");
     fs::remove(stamp, ec);
@@ -115,7 +115,7 @@ configure(const ConfinedTree& tree, const RequestedConfig& config, const std::st
         fs::last_write_time(dot_config, previous_time, ec);
     RIG_TRY(util::write_file_atomically(stamp, stamp_text(inputs, final_config)));
     ConfigValues actual = parse_config(final_config);
-    return std::pair{unmet(config.values, actual), std::move(actual)};
+    return std::pair{unmet(config.checked, actual), std::move(actual)};
 }
 
 } // namespace rig::kernel

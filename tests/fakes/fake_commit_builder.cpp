@@ -2,6 +2,8 @@
 // The fake commit builder.
 #include "fake_commit_builder.hpp"
 
+#include "kernel/config.hpp"
+
 #include <fstream>
 #include <thread>
 
@@ -34,6 +36,20 @@ FakeCommitBuilder::build(const kernel::GitRequest& request, const std::string&,
         m_dir / (request.ref + (request.patches.empty() ? "" : "+patched") + ".vmlinux");
     std::ofstream(artifact.boot_image);
     result.artifact = artifact;
+    return result;
+}
+
+Expected<kernel::ConfigResult> FakeCommitBuilder::configure(const kernel::GitRequest& request,
+                                                            std::ostream&) {
+    kernel::ConfigResult result;
+    result.commit = request.ref;
+    result.config = m_dir / ("config-" + std::to_string(++m_configs));
+    std::ofstream out(result.config);
+    for (const auto& [symbol, value] : request.options) {
+        std::string written =
+            value.substr(!value.empty() && value.front() == kernel::k_wish_mark ? 1 : 0);
+        out << (written == "n" ? "# " + symbol + " is not set" : symbol + "=" + written) << "\n";
+    }
     return result;
 }
 

@@ -22,6 +22,9 @@ public:
     build(const kernel::GitRequest& request, const std::string& kernel_name,
           const std::string& prefix, std::ostream& out,
           const std::atomic<bool>& interrupted) override;
+    // The options as the .config, wishes and all: no olddefconfig to drop any.
+    Expected<kernel::ConfigResult> configure(const kernel::GitRequest& request,
+                                             std::ostream& out) override;
     Expected<std::filesystem::path> initramfs(const kernel::Artifact& artifact) override;
 
     std::set<std::string> broken;   // commits that fail to build
@@ -40,6 +43,7 @@ public:
 
 private:
     std::filesystem::path m_dir;
+    int m_configs = 0;
 };
 
 } // namespace rig::test

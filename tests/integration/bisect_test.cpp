@@ -843,4 +843,115 @@ TEST(Bisect, APostedSeriesIsMeasuredWithoutAndWithItAndItsRegressingPatchNamed) 
         << rig::test::read_text(reply);
 }
 
+// (e) On the base, one commit: 32 options in fs/9p/Kconfig, 30 of which nothing reads. The
+// planted cause, 9P_FS_RIG_A_UNCACHED, makes loose mode ask the server for attributes; it
+// depends on 9P_FS_RIG_Z_HELPERS, last in name order, so that alone it does not survive
+// olddefconfig: the line turns bad only at Z's switch, with A's taking effect beside it.
+std::string config_commit() {
+    fs::path repo = rig::test::linux_repo();
+    const std::string base = rig::test::k_linux_base_tag;
+    auto at = [&](const std::string& path) { return rig::test::file_at(repo, base, path); };
+    std::string kconfig = at("fs/9p/Kconfig") +
+                          "\nconfig 9P_FS_RIG_A_UNCACHED\n\tbool \"rig test: loose mode asks "
+                          "for attributes\"\n\tdepends on 9P_FS && 9P_FS_RIG_Z_HELPERS\n"
+                          "\nconfig 9P_FS_RIG_Z_HELPERS\n\tbool \"rig test: helpers\"\n"
+                          "\tdepends on 9P_FS\n";
+    for (int i = 1; i <= 30; ++i) {
+        std::string number = (i < 10 ? "0" : "") + std::to_string(i);
+        kconfig += "\nconfig 9P_FS_RIG_UNUSED_" + number + "\n\tbool \"rig test: unused " + number +
+                   "\"\n\tdepends on 9P_FS\n";
+    }
+    std::string uncached =
+        replace_once(at("fs/9p/vfs_inode_dotl.c"),
+                     "\tif (v9ses->cache == CACHE_LOOSE || v9ses->cache == CACHE_FSCACHE) {\n"
+                     "\t\tgeneric_fillattr(&init_user_ns, d_inode(dentry), stat);\n"
+                     "\t\treturn 0;\n"
+                     "\t}\n",
+                     "#ifndef CONFIG_9P_FS_RIG_A_UNCACHED\n"
+                     "\tif (v9ses->cache == CACHE_LOOSE || v9ses->cache == CACHE_FSCACHE) {\n"
+                     "\t\tgeneric_fillattr(&init_user_ns, d_inode(dentry), stat);\n"
+                     "\t\treturn 0;\n"
+                     "\t}\n"
+                     "#else\n"
+                     "\t(void)v9ses;\n"
+                     "#endif\n");
+    std::string commit =
+        commit_files(repo, rig::test::must_run({"git", "rev-parse", base + "^{commit}"}, repo),
+                     {{"fs/9p/Kconfig", kconfig}, {"fs/9p/vfs_inode_dotl.c", uncached}},
+                     "9p: options for rig's config bisect", 51);
+    rig::test::must_run({"git", "update-ref", "refs/rig-tests/bisect-config", commit}, repo);
+    return commit;
+}
+
+// Between [base, release] and the same with every one of the 32 options on, the bisect
+// names Z's switch, verified, within ceil(log2 32) + 2 builds, and its report and mail
+// give the set that changed together: A and Z.
+TEST(Bisect, AConfigBisectNamesTheOptionsThatTurnACountBad) {
+    Scratch scratch("config");
+    const std::string commit = config_commit();
+    fs::path scenario = scratch.dir / "config.yaml";
+    std::ofstream(scenario) << "name: config\nkernels:\n"
+                            << "  - {name: linux, git: " << rig::test::linux_repo().string()
+                            << ", ref: " << commit << ", config: [base, release]}\n"
+                            << "matrix:\n  fs: 9p\n  cache: loose\n"
+                            << "workload: " << k_stats.yaml << "\nguest: " << k_stats.guest
+                            << "\ntimeouts: {boot: 5m, workload: 10m, silence: 5m}\n";
+    std::string all;
+    for (const std::string& option : {std::string("A_UNCACHED"), std::string("Z_HELPERS")})
+        all += "CONFIG_9P_FS_RIG_" + option + "=y\n";
+    for (int i = 1; i <= 30; ++i)
+        all += "CONFIG_9P_FS_RIG_UNUSED_" + std::string(i < 10 ? "0" : "") + std::to_string(i) +
+               "=y\n";
+    std::ofstream(scratch.dir / "rig-all.config") << all;
+
+    auto refused = run_rig({"--db", scratch.db.string(), "bisect", "start", scenario.string(),
+                            "--good-config", "base,release", "--bad-config", "base,release,rig-all",
+                            "--good", commit, "--bad", commit});
+    EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+    EXPECT_NE(refused.err.find("drop --good and --bad"), std::string::npos) << refused.err;
+
+    auto started = std::chrono::steady_clock::now();
+    auto bisected =
+        run_rig({"--db", scratch.db.string(), "bisect", "start", scenario.string(), "--good-config",
+                 "base,release", "--bad-config", "base,release,rig-all", "--criterion",
+                 "metric:9p.work.getattr:+50%", "--samples", "2"},
+                k_bisect_timeout);
+    double wall = seconds_since(started);
+    ASSERT_EQ(bisected.exit_code, 0) << bisected.out << bisected.err;
+    print_cost("config bisect (32 options)", scratch.db, wall);
+    EXPECT_EQ(one(scratch.db, "SELECT status FROM bisects"), "culprit") << bisected.out;
+    EXPECT_EQ(one(scratch.db, "SELECT verdict FROM bisect_steps WHERE role = 'verify-parent'"),
+              "good");
+    EXPECT_EQ(one(scratch.db, "SELECT verdict FROM bisect_steps WHERE role = 'verify-culprit'"),
+              "bad");
+    const std::string together = "the .config changed together (the set that turns it bad): "
+                                 "CONFIG_9P_FS_RIG_A_UNCACHED=y (was not set), "
+                                 "CONFIG_9P_FS_RIG_Z_HELPERS=y (was not set)";
+    for (const std::string& part :
+         {std::string("32 commits in "), std::string("at most 7 builds"),
+          std::string("config:  switch 32/32: CONFIG_9P_FS_RIG_Z_HELPERS=y (was not set)"),
+          together,
+          std::string("The .config changed together (the set that turns it bad): "
+                      "CONFIG_9P_FS_RIG_A_UNCACHED=y")})
+        EXPECT_NE(bisected.out.find(part), std::string::npos) << part << "\n" << bisected.out;
+    // Every step is the same commit built with its own .config: at most ceil(log2 32) + 2
+    // builds plus skips.
+    int skipped =
+        std::stoi(one(scratch.db, "SELECT count(*) FROM bisect_steps WHERE verdict = 'skip'"));
+    EXPECT_LE(std::stoi(one(scratch.db, "SELECT count(DISTINCT \"commit\") FROM bisect_steps")),
+              7 + skipped);
+    EXPECT_TRUE(query(scratch.db,
+                      "SELECT \"commit\" FROM kernel_builds WHERE \"commit\" != '" + commit + "'")
+                    .empty());
+    // A later report makes the same line again from the stored configs.
+    auto report = run_rig({"--db", scratch.db.string(), "bisect", "report", "1"});
+    ASSERT_EQ(report.exit_code, 0) << report.err;
+    EXPECT_NE(report.out.find(together), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find("The first bad option is\n\n  CONFIG_9P_FS_RIG_Z_HELPERS=y (was "
+                              "not set)\n\nswitch 32 of the 32 options"),
+              std::string::npos)
+        << report.out;
+    std::cout << report.out;
+}
+
 } // namespace

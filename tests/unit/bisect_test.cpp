@@ -3,6 +3,7 @@
 // metric and its endpoint calibration), git's bisect output, git bisect in rig's own
 // repository, the stored settings and steps.
 #include "bisect/bisect.hpp"
+#include "bisect/config_line.hpp"
 #include "bisect/context.hpp"
 #include "bisect/git.hpp"
 #include "bisect/verdict.hpp"
@@ -505,6 +506,82 @@ TEST(BisectGit, BisectsInItsOwnRepositoryAndSkipsGiveARange) {
     EXPECT_NE(text.find("deleted file mode"), std::string::npos) << text;
 }
 
+// A posted patch becomes a commit with its diff; a config bisect's switches, mails without
+// one, become commits on the same tree, read from the parent with no index. The same mails
+// on the same base give the same commits again, as a resume needs.
+TEST(BisectGit, ASeriesIsCommittedPatchByPatchAndAMailWithoutADiffKeepsTheTree) {
+    rig::test::TempDir dir;
+    auto commits = history(dir.path() / "user");
+    auto opened = GitBisect::open(dir.path() / "rig", dir.path() / "user");
+    ASSERT_TRUE(opened) << opened.error().message;
+    const std::string patch = "From 1234 Mon Sep 17 00:00:00 2001\n"
+                              "From: Ann Author <ann@example.org>\n"
+                              "Date: Tue, 1 Dec 2026 10:00:00 +0000\n"
+                              "Subject: [PATCH 1/1] add file9\n\n"
+                              "Adds a ninth file.\n---\n"
+                              "diff --git a/file9 b/file9\nnew file mode 100644\n"
+                              "--- /dev/null\n+++ b/file9\n@@ -0,0 +1 @@\n+9\n";
+    std::vector<std::string> mails{patch};
+    auto switches = config_switches({{"CONFIG_A", "y"}}, {{"CONFIG_B", "y"}});
+    for (const std::string& mail : config_line_mails(switches, "from a to b"))
+        mails.push_back(mail);
+    ASSERT_EQ(mails.size(), 3u);
+    auto line = opened->commit_series(commits[7], mails);
+    ASSERT_TRUE(line) << line.error().message;
+    ASSERT_EQ(line->size(), 3u);
+    const fs::path rig_repo = dir.path() / "rig";
+    auto tree = [&](const std::string& sha) {
+        return git(rig_repo, {"rev-parse", sha + "^{tree}"});
+    };
+    EXPECT_NE(tree((*line)[0]), tree(commits[7]));
+    EXPECT_EQ(git(rig_repo, {"show", (*line)[0] + ":file9"}), "9");
+    EXPECT_EQ(tree((*line)[1]), tree((*line)[0]));
+    EXPECT_EQ(tree((*line)[2]), tree((*line)[0]));
+    EXPECT_EQ(*opened->parent((*line)[2]), (*line)[1]);
+    EXPECT_EQ(opened->describe((*line)[0])->subject, "add file9");
+    EXPECT_EQ(opened->describe((*line)[0])->author, "Ann Author <ann@example.org>");
+    EXPECT_EQ(opened->describe((*line)[1])->subject, "config: CONFIG_A not set (was y)");
+    EXPECT_EQ(opened->describe((*line)[2])->subject, "config: CONFIG_B=y (was not set)");
+    auto again = opened->commit_series(commits[7], mails);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(*again, *line);
+}
+
+// A config bisect's line: every differing option once, by name, a missing one as not set;
+// step k is GOOD's values with the first k switched, all wishes, and the last step is BAD.
+TEST(BisectConfigLine, SwitchesInNameOrderAndStepsFromGoodToBad) {
+    const rig::kernel::ConfigValues good{
+        {"CONFIG_B", "y"}, {"CONFIG_A", "n"}, {"CONFIG_N", "64"}, {"CONFIG_SAME", "y"}};
+    const rig::kernel::ConfigValues bad{
+        {"CONFIG_B", "m"}, {"CONFIG_C", "y"}, {"CONFIG_N", "128"}, {"CONFIG_SAME", "y"}};
+    auto line = config_switches(good, bad);
+    ASSERT_EQ(line.size(), 3u);
+    EXPECT_EQ(switch_text(line[0]), "CONFIG_B=m (was y)");
+    EXPECT_EQ(switch_text(line[1]), "CONFIG_C=y (was not set)");
+    EXPECT_EQ(switch_text(line[2]), "CONFIG_N=128 (was 64)");
+    EXPECT_EQ(switch_text({"CONFIG_D", "y", "n"}), "CONFIG_D not set (was y)");
+
+    auto first = config_step_options(good, line, 0);
+    EXPECT_EQ(first.size(), good.size());
+    EXPECT_EQ(first.at("CONFIG_B"), "?y");
+    EXPECT_EQ(first.at("CONFIG_N"), "?64");
+    auto second = config_step_options(good, line, 2);
+    EXPECT_EQ(second.at("CONFIG_B"), "?m");
+    EXPECT_EQ(second.at("CONFIG_C"), "?y");
+    EXPECT_EQ(second.at("CONFIG_N"), "?64");
+    auto last = config_step_options(good, line, line.size());
+    for (const auto& [symbol, value] : bad)
+        EXPECT_EQ(last.at(symbol), "?" + value) << symbol;
+
+    auto mails = config_line_mails(line, "from base to base,debug");
+    ASSERT_EQ(mails.size(), 3u);
+    EXPECT_NE(mails[1].find("Subject: [PATCH 2/3] config: CONFIG_C=y (was not set)\n"),
+              std::string::npos)
+        << mails[1];
+    EXPECT_EQ(mails[1].find("diff --git"), std::string::npos);
+    EXPECT_EQ(config_line_mails(line, "from base to base,debug"), mails);
+}
+
 // The unit tests' stand-in bisects a line as git does: the same culprit, and a range when
 // only skipped commits are left.
 TEST(BisectGit, TheFakeHistoryBisectsALineAsGitDoes) {
@@ -551,6 +628,10 @@ TEST(BisectSettings, EveryFieldOfTheListRoundTripsAsJson) {
     options.jobs = 2;
     options.multisection = true;
     options.series = true;
+    options.good_config = "base,release";
+    options.bad_config = "/x/bad.config";
+    options.good_dot_config = "CONFIG_9P_FS=y\n";
+    options.bad_dot_config = "# CONFIG_9P_FS is not set\n";
     options.max_builds = 9;
     options.max_boots = 90;
     options.max_hours = 2.25;

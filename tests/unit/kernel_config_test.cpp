@@ -81,6 +81,28 @@ TEST(KernelConfig, ComposeAppliesFragmentsInOrderThenOptions) {
     EXPECT_NE(request.text, other.text);
 }
 
+// A wish is written like a request but not checked, and makes a config of its own.
+TEST(KernelConfig, AWishIsWrittenButNotChecked) {
+    auto request =
+        compose({{"a", "CONFIG_X=y\n"}}, {{"CONFIG_Y", "?y"}, {"CONFIG_S", "?some text"}});
+    EXPECT_EQ(request.values.at("CONFIG_Y"), "y");
+    EXPECT_EQ(request.values.at("CONFIG_S"), "\"some text\"");
+    EXPECT_EQ(request.checked.count("CONFIG_Y"), 0u);
+    EXPECT_EQ(request.checked.at("CONFIG_X"), "y");
+    EXPECT_NE(request.text.find("# wishes\nCONFIG_S=\"some text\"\nCONFIG_Y=y\n"),
+              std::string::npos)
+        << request.text;
+    EXPECT_EQ(parse_config(merge("", request.values)).at("CONFIG_Y"), "y");
+    EXPECT_TRUE(unmet(request.checked, {{"CONFIG_X", "y"}}).empty());
+    auto asked = compose({{"a", "CONFIG_X=y\n"}}, {{"CONFIG_Y", "y"}, {"CONFIG_S", "?some text"}});
+    EXPECT_NE(asked.text, request.text);
+    EXPECT_EQ(asked.checked.at("CONFIG_Y"), "y");
+    // A wish overrides a fragment's value, and then that value is not checked either.
+    auto over = compose({{"a", "CONFIG_X=y\n"}}, {{"CONFIG_X", "?n"}});
+    EXPECT_EQ(over.values.at("CONFIG_X"), "n");
+    EXPECT_EQ(over.checked.count("CONFIG_X"), 0u);
+}
+
 TEST(KernelConfig, ModuleOptionsRequestModules) {
     auto request = compose({{"base", "CONFIG_9P_FS=y\n"}}, {{"CONFIG_EXT4_FS", "m"}});
     EXPECT_TRUE(request.modules);
