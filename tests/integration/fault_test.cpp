@@ -238,9 +238,15 @@ TEST(Faults, ALockedDatabaseIsWaitedForAndTheRunEndsWhole) {
     EXPECT_TRUE(noticed) << log;
     EXPECT_NE(log.find("waiting until it lets go"), std::string::npos) << log;
     EXPECT_EQ(samples_while_locked, 1u);
-    EXPECT_EQ(exit_code, 0) << log;
-    EXPECT_EQ(query(scratch.db, "SELECT outcome FROM samples"),
-              (std::vector<std::string>{"ok", "ok", "ok"}));
+    // Every sample stored with what its guest did. Under TCG a guest has once hung at boot
+    // (a lost timer interrupt: "rcu_preempt kthread timer wakeup didn't happen"), a
+    // boot-timeout rig recorded as it should: the guests are not what this case is about.
+    auto outcomes = query(scratch.db, "SELECT outcome FROM samples ORDER BY id");
+    EXPECT_EQ(outcomes.size(), 3u);
+    for (const std::string& outcome : outcomes)
+        EXPECT_TRUE(outcome != "infra-error" && outcome != "aborted") << outcome << "\n" << log;
+    const bool all_ok = std::count(outcomes.begin(), outcomes.end(), "ok") == 3;
+    EXPECT_EQ(exit_code, all_ok ? 0 : 1) << log;
     EXPECT_EQ(one(scratch.db, "SELECT status FROM runs"), "finished");
     EXPECT_TRUE(none_left(scratch.dir.string()));
     expect_consistent(scratch.db);
