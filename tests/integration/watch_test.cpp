@@ -101,7 +101,7 @@ fs::path write_scenario(const rig::test::Scratch& scratch, const Upstream& upstr
         << "workload: {generate: {units: 4, headers: 2, functions: 8}, command: \"for i in 1 2 3 "
            "4 5 6; do stat main.c units/*.c include/*.h > /dev/null; done\"}\n"
         << "guest: {cpus: 1}\n"
-        << "timeouts: {boot: 5m, workload: 10m, silence: 5m}\n"
+        << "timeouts: {boot: 1m, workload: 10m, silence: 5m}\n"
         << "watch:\n"
         << "  repo: " << upstream.dir.string() << "\n"
         << "  branch: master\n"
