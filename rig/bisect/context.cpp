@@ -18,10 +18,6 @@ namespace rig::bisect {
 
 namespace fs = std::filesystem;
 
-std::string short_sha(const std::string& sha) {
-    return sha.substr(0, 12);
-}
-
 namespace {
 
 // The bisected cell as stored when the bisect began; a bisect begun before cells were

@@ -15,6 +15,7 @@
 #include "guest/root.hpp"
 #include "run/cells.hpp"
 #include "store/store.hpp"
+#include "util/strings.hpp"
 #include "vm/hypervisor.hpp"
 
 #include <filesystem>
@@ -28,7 +29,7 @@
 
 namespace rig::bisect {
 
-std::string short_sha(const std::string& sha);
+using util::short_sha;
 
 // Everything a bisect's steps share, loaded once per `run_bisect` or report.
 struct Context {

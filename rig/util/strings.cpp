@@ -83,6 +83,10 @@ bool starts_with(std::string_view text, std::string_view prefix) {
     return text.substr(0, prefix.size()) == prefix;
 }
 
+std::string short_sha(std::string_view sha) {
+    return std::string(sha.substr(0, 12));
+}
+
 std::string replace_all(std::string_view text, std::string_view from, std::string_view to) {
     std::string out;
     size_t at = 0;

@@ -43,6 +43,9 @@ bool starts_with(std::string_view text, std::string_view prefix);
 // `text` with every occurrence of `from` (not empty) replaced by `to`.
 std::string replace_all(std::string_view text, std::string_view from, std::string_view to);
 
+// A commit id as rig's reports and mails write it: its first 12 hex digits.
+std::string short_sha(std::string_view sha);
+
 // `text` as one word of a POSIX shell script: as it is when it holds only characters no
 // shell treats specially, else in single quotes (a quote inside as '\'').
 std::string shell_word(std::string_view text);

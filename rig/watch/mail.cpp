@@ -11,11 +11,9 @@
 
 namespace rig::watch {
 
-namespace {
+using util::short_sha;
 
-std::string short_sha(const std::string& sha, size_t length = 12) {
-    return sha.substr(0, length);
-}
+namespace {
 
 std::string indented(const std::string& text) {
     std::string out;
@@ -34,9 +32,9 @@ Expected<Mail> compose(const Report& report) {
     mail.subject = "[" + report.tree + ":" + report.branch + "] " + short_sha(finding.culprit) +
                    " " + finding.subject + ": " + finding.headline;
     mail.message_id = "rig-watch." + short_sha(finding.culprit) + "." +
-                      short_sha(util::sha256_hex(report.tree + "\n" + report.branch + "\n" +
-                                                 report.cell_filter + "\n" + report.criterion),
-                                16) +
+                      util::sha256_hex(report.tree + "\n" + report.branch + "\n" +
+                                       report.cell_filter + "\n" + report.criterion)
+                          .substr(0, 16) +
                       "@" + util::domain_of(report.from);
 
     std::vector<std::string> names, values;

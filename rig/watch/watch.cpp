@@ -23,13 +23,11 @@
 
 namespace rig::watch {
 
+using util::short_sha;
+
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string short_sha(const std::string& sha) {
-    return sha.substr(0, 12);
-}
 
 // The good heads whose samples a new head is held against.
 constexpr size_t k_history = 5;
