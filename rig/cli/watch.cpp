@@ -7,6 +7,7 @@
 #include "cli/bisect.hpp"
 #include "cli/hosts.hpp"
 #include "kernel/artifact.hpp"
+#include "kernel/build.hpp"
 #include "spec/spec.hpp"
 #include "store/store.hpp"
 #include "util/file.hpp"
@@ -140,7 +141,8 @@ std::string kernel_config(store::Database& db, const std::string& commit) {
         if (build.commit != commit || build.outcome != core::BuildOutcome::ok)
             continue;
         for (const auto& repo : std::filesystem::directory_iterator(git, ec)) {
-            std::filesystem::path config = repo.path() / ("build-" + build.config_hash) / ".config";
+            std::filesystem::path config =
+                kernel::build_folder(repo.path(), build.config_hash) / ".config";
             if (std::filesystem::is_regular_file(config, ec))
                 return util::read_file(config);
         }

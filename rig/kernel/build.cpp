@@ -134,7 +134,7 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
         return finish(core::BuildOutcome::config_error, *problem);
     const fs::path src = std::get<fs::path>(checked_out);
 
-    const fs::path out = repo_dir / ("build-" + result.config_hash);
+    const fs::path out = build_folder(repo_dir, result.config_hash);
     RIG_TRY(seed_build_folder(repo_dir, out, builder));
     ConfinedTree tree(settings, src, out);
     auto [problems, actual] =
@@ -155,11 +155,15 @@ Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& 
     return finish(core::BuildOutcome::ok, "");
 }
 
+fs::path build_folder(const fs::path& repo_dir, const std::string& config_hash) {
+    return repo_dir / ("build-" + config_hash);
+}
+
 Expected<std::optional<ConfigValues>> built_config(const GitRequest& request,
                                                    const fs::path& cache) {
     Resolved resolved = RIG_TRY(resolve(request));
     const fs::path config =
-        repository_dir(cache, request.repo) / ("build-" + resolved.config_hash) / ".config";
+        build_folder(repository_dir(cache, request.repo), resolved.config_hash) / ".config";
     if (!fs::is_regular_file(config))
         return std::optional<ConfigValues>();
     return std::optional<ConfigValues>(parse_config(util::read_file(config)));

@@ -128,6 +128,11 @@ Expected<std::string> resolve_commit(const std::filesystem::path& repo, const st
 // patch file or fragment) are errors; a failed build or config is a result.
 Expected<BuildResult> build_git(const GitRequest& request, const BuildSettings& settings);
 
+// A config's build folder in its repository's folder (cache/git/<repo>): every commit of
+// that config builds there, incrementally.
+std::filesystem::path build_folder(const std::filesystem::path& repo_dir,
+                                   const std::string& config_hash);
+
 // The .config build_git made `request`'s kernel with, read from its build folder; nullopt
 // when no build of it is there (none ran, or gc removed the folder). Not the artifact's
 // copy: two configs that build the same image (options no code reads) share one artifact.

@@ -2,6 +2,7 @@
 // Out-of-tree modules built against a git kernel's own tree and build folder.
 #include "kernel/external.hpp"
 
+#include "kernel/build.hpp"
 #include "kernel/builder.hpp"
 #include "kernel/checkout.hpp"
 #include "kernel/configure.hpp"
@@ -37,7 +38,7 @@ Expected<ExternalBuild> build_external_module(const GitRequest& request,
     // The folder the artifact was built in: another commit or patch set of this config may
     // have been built there since, so the tree is configured and prepared again for this
     // one (incremental: seconds when nothing changed).
-    const fs::path out = repository.dir / ("build-" + resolved.config_hash);
+    const fs::path out = build_folder(repository.dir, resolved.config_hash);
     ConfinedTree tree(settings, src, out);
     auto [problems, actual] =
         RIG_TRY(configure(tree, resolved.config, resolved.compiler, settings.cache, builder));
