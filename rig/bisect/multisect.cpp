@@ -25,18 +25,20 @@ std::vector<size_t> ancestor_counts(const Remaining& remaining) {
             places[i] = n - i;
         return places;
     }
+    // One flat matrix, a row of `words` per commit: one allocation, and GCC's -O3 cannot
+    // mistake a row count for a negative size as it did with a vector of rows.
     const size_t words = (n + 63) / 64;
-    std::vector<std::vector<uint64_t>> reach(n, std::vector<uint64_t>(words, 0));
+    std::vector<uint64_t> reach(n * words, 0);
     std::vector<size_t> counts(n, 0);
     for (size_t i = n; i-- > 0;) {
-        std::vector<uint64_t>& mine = reach[i];
+        uint64_t* mine = reach.data() + i * words;
         mine[i / 64] |= uint64_t{1} << (i % 64);
         for (size_t parent : remaining.commits[i].parents)
             if (parent > i && parent < n) // listed after its child, as topo order has it
                 for (size_t w = 0; w < words; ++w)
-                    mine[w] |= reach[parent][w];
-        for (uint64_t word : mine)
-            counts[i] += static_cast<size_t>(__builtin_popcountll(word));
+                    mine[w] |= reach[parent * words + w];
+        for (size_t w = 0; w < words; ++w)
+            counts[i] += static_cast<size_t>(__builtin_popcountll(mine[w]));
     }
     return counts;
 }

@@ -69,7 +69,7 @@ Expected<std::string> build_history(const GlobalOptions& global,
         return fail(ErrorKind::usage, "--history renders text or html");
     auto scenario = RIG_TRY(spec::load_scenario(options.history));
     auto db = RIG_TRY(store::Database::open(global.db, store::Access::existing));
-    report::History history = RIG_TRY(watch::load_history(scenario, *db));
+    report::History history = RIG_TRY(watch::load_history(scenario, *db, options.cells));
     if (options.format == report::Format::text)
         return report::history_text(history);
     return report::history_html(history, options.output.empty()
@@ -147,7 +147,8 @@ void add_report_options(CLI::App& command, ReportCommandOptions& options) {
     command.add_option("-o,--output", options.output, "write to FILE instead of stdout");
     command.add_option("--history", options.history,
                        "a watch's scenario: its heads, regressions and each watched figure per "
-                       "cell over the heads (text, or html with SVG trend charts)");
+                       "cell over the heads (text, or html with SVG trend charts); with --cell, "
+                       "only those cells'");
 }
 
 int report_command(const GlobalOptions& global, const ReportCommandOptions& options) {

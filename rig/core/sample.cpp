@@ -39,6 +39,31 @@ bool measured(Outcome outcome) {
     return outcome == Outcome::ok || outcome == Outcome::errors;
 }
 
+std::string_view unit_of(Figure figure) {
+    switch (figure) {
+    case Figure::duration:
+        return "s";
+    case Figure::cpu:
+        return "%";
+    case Figure::metric:
+        break;
+    }
+    return "";
+}
+
+std::vector<FigureValue> figure_values(const Sample& sample) {
+    std::vector<FigureValue> out;
+    if (!measured(sample.outcome))
+        return out;
+    if (sample.guest_seconds > 0)
+        out.push_back({Figure::duration, {}, unit_of(Figure::duration), sample.guest_seconds});
+    if (sample.wall_seconds > 0)
+        out.push_back({Figure::cpu, {}, unit_of(Figure::cpu), sample.host_cpu_percent});
+    for (const Metric& metric : sample.metrics)
+        out.push_back({Figure::metric, metric.name, metric.unit, metric.value});
+    return out;
+}
+
 std::optional<Outcome> parse_outcome(std::string_view text) {
     for (const auto& [value, name] : k_outcomes)
         if (name == text)

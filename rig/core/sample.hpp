@@ -2,6 +2,7 @@
 // What one repetition of a cell produced: outcome class, timings, CPU, mounts, evidence.
 #pragma once
 
+#include "core/status.hpp"
 #include "util/error.hpp"
 #include "util/fields.hpp"
 
@@ -90,6 +91,22 @@ struct Sample {
     // Every field: what a round trip through a codec must keep.
     bool operator==(const Sample&) const = default;
 };
+
+// "s" for a duration, "%" for CPU; a metric carries its own.
+std::string_view unit_of(Figure figure);
+
+struct FigureValue {
+    Figure figure = Figure::duration;
+    std::string_view name; // the metric's; empty for duration and cpu
+    std::string_view unit;
+    double value = 0;
+};
+
+// What one sample adds to its cell's figures, the one rule a results database's per-cell
+// aggregates and a report of samples in memory both follow: nothing unless measured(); a
+// duration only when the guest timed the workload, a CPU figure only when the host did.
+// The views point into `sample`.
+std::vector<FigureValue> figure_values(const Sample& sample);
 
 // Each record's fields, declared once (util/fields.hpp): the database's columns of the
 // same names (store/), the worker's record (run/worker) and the report's reads follow these

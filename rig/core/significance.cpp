@@ -18,15 +18,58 @@ namespace {
 // 8 values; the same rule here makes rig's p-values match its figures.
 constexpr size_t k_exact_up_to = 8;
 
-double mean_of(const std::vector<double>& values) {
-    return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+// Count, mean and sample variance, each sum taken in the order the values are visited
+// (visit(value, repeats)): the vector form sums in the caller's order, as it always did.
+struct Moments {
+    double n = 0;
+    double mean = 0;
+    double variance = 0;
+};
+
+template <class ForEach> Moments moments(size_t size, ForEach for_each) {
+    Moments out;
+    out.n = static_cast<double>(size);
+    double sum = 0;
+    for_each([&](double value, size_t repeats) {
+        for (size_t i = 0; i < repeats; ++i)
+            sum += value;
+    });
+    out.mean = sum / out.n;
+    double squares = 0;
+    for_each([&](double value, size_t repeats) {
+        for (size_t i = 0; i < repeats; ++i)
+            squares += (value - out.mean) * (value - out.mean);
+    });
+    out.variance = squares / (out.n - 1);
+    return out;
 }
 
-double variance_of(const std::vector<double>& values, double mean) {
-    double squares = 0;
-    for (double value : values)
-        squares += (value - mean) * (value - mean);
-    return squares / static_cast<double>(values.size() - 1);
+Moments moments(const std::vector<double>& values) {
+    return moments(values.size(), [&](auto&& visit) {
+        for (double value : values)
+            visit(value, 1);
+    });
+}
+
+Moments moments(const Distribution& values) {
+    return moments(values.size(), [&](auto&& visit) {
+        for (const auto& entry : values.entries())
+            visit(entry.value, entry.count);
+    });
+}
+
+std::optional<TestResult> welch(const Moments& a, const Moments& b) {
+    const double s1 = a.variance / a.n, s2 = b.variance / b.n;
+    if (s1 + s2 <= 0)
+        return std::nullopt;
+    TestResult result;
+    result.statistic = (a.mean - b.mean) / std::sqrt(s1 + s2);
+    result.df = (s1 + s2) * (s1 + s2) / (s1 * s1 / (a.n - 1) + s2 * s2 / (b.n - 1));
+    boost::math::students_t distribution(result.df);
+    result.p =
+        2 * boost::math::cdf(boost::math::complement(distribution, std::fabs(result.statistic)));
+    result.p = std::min(1.0, result.p);
+    return result;
 }
 
 // Counts of arrangements of the ranks whose U is u, for u = 0 .. n1 * n2: the
@@ -51,47 +94,46 @@ std::vector<double> u_frequencies(size_t n1, size_t n2) {
 std::optional<TestResult> welch_t_test(const std::vector<double>& a, const std::vector<double>& b) {
     if (a.size() < 2 || b.size() < 2)
         return std::nullopt;
-    const double n1 = static_cast<double>(a.size());
-    const double n2 = static_cast<double>(b.size());
-    const double mean1 = mean_of(a), mean2 = mean_of(b);
-    const double s1 = variance_of(a, mean1) / n1, s2 = variance_of(b, mean2) / n2;
-    if (s1 + s2 <= 0)
+    return welch(moments(a), moments(b));
+}
+
+std::optional<TestResult> welch_t_test(const Distribution& a, const Distribution& b) {
+    if (a.size() < 2 || b.size() < 2)
         return std::nullopt;
-    TestResult result;
-    result.statistic = (mean1 - mean2) / std::sqrt(s1 + s2);
-    result.df = (s1 + s2) * (s1 + s2) / (s1 * s1 / (n1 - 1) + s2 * s2 / (n2 - 1));
-    boost::math::students_t distribution(result.df);
-    result.p =
-        2 * boost::math::cdf(boost::math::complement(distribution, std::fabs(result.statistic)));
-    result.p = std::min(1.0, result.p);
-    return result;
+    return welch(moments(a), moments(b));
 }
 
 std::optional<TestResult> mann_whitney_u(const std::vector<double>& a,
                                          const std::vector<double>& b) {
+    return mann_whitney_u(Distribution(a), Distribution(b));
+}
+
+std::optional<TestResult> mann_whitney_u(const Distribution& a, const Distribution& b) {
     if (a.empty() || b.empty())
         return std::nullopt;
     const size_t n1 = a.size(), n2 = b.size(), total = n1 + n2;
-    // Midranks of the pooled values; tie groups feed the variance correction.
-    std::vector<std::pair<double, size_t>> pooled;
-    for (double value : a)
-        pooled.emplace_back(value, 0);
-    for (double value : b)
-        pooled.emplace_back(value, 1);
-    std::sort(pooled.begin(), pooled.end());
+    // Midranks of the pooled values, a tie group per distinct value (the two sides'
+    // entries merged in order); tie groups feed the variance correction.
     double rank_sum_a = 0, tie_term = 0;
     bool ties = false;
-    for (size_t i = 0; i < total;) {
-        size_t j = i;
-        while (j < total && pooled[j].first == pooled[i].first)
-            ++j;
+    size_t i = 0; // values ranked so far
+    auto in_a = a.entries().begin(), in_b = b.entries().begin();
+    while (in_a != a.entries().end() || in_b != b.entries().end()) {
+        const double value = in_b == b.entries().end()   ? in_a->value
+                             : in_a == a.entries().end() ? in_b->value
+                                                         : std::min(in_a->value, in_b->value);
+        size_t from_a = 0, from_b = 0;
+        if (in_a != a.entries().end() && in_a->value == value)
+            from_a = (in_a++)->count;
+        if (in_b != b.entries().end() && in_b->value == value)
+            from_b = (in_b++)->count;
+        const size_t j = i + from_a + from_b;
         const double midrank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;
         const double group = static_cast<double>(j - i);
         tie_term += group * group * group - group;
         ties |= j - i > 1;
-        for (size_t k = i; k < j; ++k)
-            if (pooled[k].second == 0)
-                rank_sum_a += midrank;
+        for (size_t k = 0; k < from_a; ++k)
+            rank_sum_a += midrank;
         i = j;
     }
     const double m = static_cast<double>(n1), n = static_cast<double>(n2);
@@ -131,6 +173,10 @@ std::string_view test_name(Test test) {
 
 std::optional<TestResult> run_test(Test test, const std::vector<double>& a,
                                    const std::vector<double>& b) {
+    return test == Test::welch ? welch_t_test(a, b) : mann_whitney_u(a, b);
+}
+
+std::optional<TestResult> run_test(Test test, const Distribution& a, const Distribution& b) {
     return test == Test::welch ? welch_t_test(a, b) : mann_whitney_u(a, b);
 }
 

@@ -27,6 +27,7 @@ struct TestResult {
 // equal_var=False) and R's t.test(a, b). Nothing when a sample has fewer than two values
 // or both have no spread (the statistic is undefined).
 std::optional<TestResult> welch_t_test(const std::vector<double>& a, const std::vector<double>& b);
+std::optional<TestResult> welch_t_test(const Distribution& a, const Distribution& b);
 
 // Two-sided Mann-Whitney U, as scipy.stats.mannwhitneyu(a, b) with method="auto": the
 // exact distribution when a sample has fewer than 8 values and there are no ties, else
@@ -34,9 +35,11 @@ std::optional<TestResult> welch_t_test(const std::vector<double>& a, const std::
 // sample is empty or every value is tied.
 std::optional<TestResult> mann_whitney_u(const std::vector<double>& a,
                                          const std::vector<double>& b);
+std::optional<TestResult> mann_whitney_u(const Distribution& a, const Distribution& b);
 
 std::optional<TestResult> run_test(Test test, const std::vector<double>& a,
                                    const std::vector<double>& b);
+std::optional<TestResult> run_test(Test test, const Distribution& a, const Distribution& b);
 
 // Rates of an event, such as a failure family seen in some of a commit's samples.
 // Fisher's exact test, one-sided: the probability of `a` or more events in the first

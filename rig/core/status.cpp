@@ -77,6 +77,11 @@ constexpr Words<RegressionStatus, 2> k_regression_statuses{{
     {RegressionStatus::open, "open"},
     {RegressionStatus::fixed, "fixed"},
 }};
+constexpr Words<Figure, 3> k_figures{{
+    {Figure::duration, "duration"},
+    {Figure::cpu, "cpu"},
+    {Figure::metric, "metric"},
+}};
 
 template <typename E, size_t N> std::string_view word(const Words<E, N>& words, E value) {
     for (const auto& [known, text] : words)
@@ -165,6 +170,12 @@ Expected<FindingStatus> parse_finding_status(std::string_view text) {
 }
 Expected<RegressionStatus> parse_regression_status(std::string_view text) {
     return parse(k_regression_statuses, text, "regression status");
+}
+std::string_view to_string(Figure figure) {
+    return word(k_figures, figure);
+}
+Expected<Figure> parse_figure(std::string_view text) {
+    return parse(k_figures, text, "figure");
 }
 
 std::vector<std::string> backend_words() {

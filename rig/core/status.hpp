@@ -74,6 +74,14 @@ enum class FindingStatus {
 // A regression `rig watch` reported: open until a later head no longer shows it.
 enum class RegressionStatus { open, fixed };
 
+// A figure a cell keeps of its measured samples (core::figure_values): what the report's
+// table, its comparisons and a watch's trends summarize.
+enum class Figure {
+    duration, // guest seconds of the workload
+    cpu,      // host CPU percent over the workload window
+    metric,   // one of the sample's metrics, by name
+};
+
 std::string_view to_string(BuildOutcome outcome);
 std::string_view to_string(RunStatus status);
 std::string_view to_string(HostStatus status);
@@ -95,6 +103,8 @@ std::string_view to_string(RegressionStatus status);
 Expected<HeadStatus> parse_head_status(std::string_view text);
 Expected<FindingStatus> parse_finding_status(std::string_view text);
 Expected<RegressionStatus> parse_regression_status(std::string_view text);
+std::string_view to_string(Figure figure);
+Expected<Figure> parse_figure(std::string_view text);
 
 // The backends' words in their table's order: for a "did you mean" and the CLI's check.
 std::vector<std::string> backend_words();

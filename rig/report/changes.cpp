@@ -19,7 +19,7 @@ namespace {
 
 // The values a side carries of one figure, sorted.
 struct Side {
-    const std::vector<double>* values = nullptr;
+    const core::Distribution* values = nullptr;
     const core::Summary* summary = nullptr;
     std::string unit;
 };
@@ -162,8 +162,8 @@ ChangeSet what_changed(const CellResult& before, const CellResult& after, double
         change.before = *old.summary;
         change.after = *now.summary;
         change.change_percent = change_percent(now.summary->median, old.summary->median);
-        if (without_spread(*old.values) && without_spread(*now.values)) {
-            if (old.values->front() != now.values->front())
+        if (old.values->without_spread() && now.values->without_spread()) {
+            if (old.values->min() != now.values->min())
                 set.changes.push_back(std::move(change));
             continue;
         }

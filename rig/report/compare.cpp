@@ -29,7 +29,7 @@ std::string identity(const CellResult& result, const std::string& key) {
 // What a cell contributes to a comparison: the duration's or a metric's sorted values and
 // their summary. Nothing when the cell has no such values.
 struct Compared {
-    const std::vector<double>* values = nullptr;
+    const core::Distribution* values = nullptr;
     const core::Summary* summary = nullptr;
 };
 
@@ -47,11 +47,6 @@ double change_percent(double mine, double theirs) {
     if (theirs != 0)
         return (mine - theirs) / std::fabs(theirs) * 100;
     return mine == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), mine);
-}
-
-// Values are sorted, so no spread is first == last.
-bool without_spread(const std::vector<double>& sorted) {
-    return sorted.size() >= 2 && sorted.front() == sorted.back();
 }
 
 Expected<Baseline> parse_baseline(const std::string& text) {
@@ -100,8 +95,8 @@ Expected<std::vector<Comparison>> compare(const ReportData& data, const Baseline
             change_percent(by_mean ? mine.summary->mean : mine.summary->median,
                            by_mean ? theirs.summary->mean : theirs.summary->median);
         comparison.gain_percent = -comparison.change_percent;
-        if (without_spread(*mine.values) && without_spread(*theirs.values)) {
-            const bool same = mine.values->front() == theirs.values->front();
+        if (mine.values->without_spread() && theirs.values->without_spread()) {
+            const bool same = mine.values->min() == theirs.values->min();
             comparison.decision = same ? Decision::identical : Decision::exactly_different;
             comparison.significant = !same;
             continue;

@@ -48,9 +48,6 @@ struct Comparison {
 
 // (mine - theirs) / |theirs| in percent; infinite from 0 unless mine is 0 too.
 double change_percent(double mine, double theirs);
-// Sorted values that did not vary over at least two samples: an exact count, which needs
-// no test (identical runs have moved varying counts by 6 %).
-bool without_spread(const std::vector<double>& sorted);
 
 // One comparison per cell, in cell order, of the duration, or of the metric `metric` when
 // it is not "" (a cell without it has no comparison). The statistic compared is the mean

@@ -24,47 +24,68 @@ void note_why(CellResult& result, const core::Sample& sample) {
         result.why.push_back(std::move(why));
 }
 
+namespace {
+
+// The first negotiated value that differs from the requested one.
+void note_negotiated(CellResult& result, const std::optional<uint64_t>& msize,
+                     const std::string& cache) {
+    auto requested = result.cell.msize();
+    if (msize && requested && *msize != *requested && !result.msize_negotiated)
+        result.msize_negotiated = msize;
+    const std::string wanted = result.cell.cache();
+    if (!wanted.empty() && !cache.empty() && cache != wanted && result.cache_negotiated.empty())
+        result.cache_negotiated = cache;
+}
+
+} // namespace
+
 void tally_sample(CellResult& result, const core::Sample& sample) {
     ++result.samples;
     ++result.outcomes[std::string(core::to_string(sample.outcome))];
-    const bool timed = core::measured(sample.outcome);
-    if (timed && sample.guest_seconds > 0)
-        result.durations.push_back(sample.guest_seconds);
-    if (timed && sample.wall_seconds > 0)
-        result.cpu_percent.push_back(sample.host_cpu_percent);
-    // A failed workload stopped part way: its counts would mix with whole ones.
-    if (timed)
-        for (const core::Metric& metric : sample.metrics) {
-            auto it = result.metrics.find(metric.name);
-            if (it == result.metrics.end())
-                it = result.metrics.emplace(metric.name, MetricValues{metric.unit, {}, {}}).first;
-            it->second.values.push_back(metric.value);
-        }
+    for (const core::FigureValue& value : core::figure_values(sample))
+        tally_figure(result, value.figure, value.name, value.unit, value.value, 1);
     note_why(result, sample);
     result.errors += sample.error_count;
     result.warnings += sample.warning_count;
     result.samples_with_errors += sample.error_count > 0;
-    auto requested = result.cell.msize();
-    if (sample.msize_negotiated && requested && *sample.msize_negotiated != *requested &&
-        !result.msize_negotiated)
-        result.msize_negotiated = sample.msize_negotiated;
-    const std::string cache = result.cell.cache();
-    if (!cache.empty() && !sample.cache_negotiated.empty() && sample.cache_negotiated != cache &&
-        result.cache_negotiated.empty())
-        result.cache_negotiated = sample.cache_negotiated;
+    note_negotiated(result, sample.msize_negotiated, sample.cache_negotiated);
+}
+
+void tally_outcomes(CellResult& result, const store::OutcomeTally& tally) {
+    result.samples += static_cast<size_t>(tally.samples);
+    result.outcomes[std::string(core::to_string(tally.outcome))] += static_cast<int>(tally.samples);
+    result.errors += static_cast<int>(tally.errors);
+    result.warnings += static_cast<int>(tally.warnings);
+    result.samples_with_errors += static_cast<int>(tally.with_errors);
+    note_negotiated(result, tally.msize_negotiated, tally.cache_negotiated);
+}
+
+void tally_figure(CellResult& result, core::Figure figure, std::string_view name,
+                  std::string_view unit, double value, size_t count) {
+    switch (figure) {
+    case core::Figure::duration:
+        result.durations.add(value, count);
+        return;
+    case core::Figure::cpu:
+        result.cpu_percent.add(value, count);
+        return;
+    case core::Figure::metric:
+        break;
+    }
+    auto it = result.metrics.find(name);
+    if (it == result.metrics.end())
+        it = result.metrics.emplace(std::string(name), MetricValues{std::string(unit), {}, {}})
+                 .first;
+    it->second.values.add(value, count);
 }
 
 void finish(CellResult& result) {
-    // Sorted, so that every statistic is the same whatever order the store returned the
-    // samples in: floating-point sums depend on the order of their terms.
-    std::sort(result.durations.begin(), result.durations.end());
-    std::sort(result.cpu_percent.begin(), result.cpu_percent.end());
+    // A distribution is sorted, so every statistic is the same whatever order the samples
+    // came in: floating-point sums depend on the order of their terms.
     result.duration = core::summarize(result.durations);
     result.cpu = core::summarize(result.cpu_percent);
-    for (auto& [name, metric] : result.metrics) {
-        std::sort(metric.values.begin(), metric.values.end());
+    for (auto& [name, metric] : result.metrics)
         metric.summary = core::summarize(metric.values);
-    }
 }
 
 const MetricValues* find_metric(const CellResult& result, std::string_view name) {

@@ -38,8 +38,8 @@ enum class MetricsRead {
 // unknown, never zero.
 struct MetricValues {
     std::string unit;
-    std::vector<double> values; // sorted by finish()
-    core::Summary summary;      // of values, by finish()
+    core::Distribution values;
+    core::Summary summary; // of values, by finish()
 };
 
 // One cell of one run. Durations, CPU and metrics come from "measured" samples only: ok,
@@ -50,8 +50,8 @@ struct CellResult {
     core::Cell cell;
     size_t samples = 0;
     std::map<std::string, int> outcomes; // outcome name -> samples
-    std::vector<double> durations;       // guest seconds; sorted by finish()
-    std::vector<double> cpu_percent;     // host CPU over the workload window; sorted too
+    core::Distribution durations;        // guest seconds
+    core::Distribution cpu_percent;      // host CPU over the workload window
     int errors = 0;
     int warnings = 0;
     int samples_with_errors = 0;
@@ -69,9 +69,14 @@ struct CellResult {
 // Adds the sample's core::outcome_text to the cell's `why` when it says why.
 void note_why(CellResult& result, const core::Sample& sample);
 
-// A sample's contribution to its cell: it reads only the fields a SampleRow holds.
+// A sample's contribution to its cell (core::figure_values), for samples in memory.
 void tally_sample(CellResult& result, const core::Sample& sample);
-// Sorts durations, CPU figures and metric values and summarizes them.
+// The same contributions as a results database keeps them per cell: `count` samples of one
+// outcome, or of one value of a figure.
+void tally_outcomes(CellResult& result, const store::OutcomeTally& tally);
+void tally_figure(CellResult& result, core::Figure figure, std::string_view name,
+                  std::string_view unit, double value, size_t count);
+// Summarizes durations, CPU figures and metric values.
 void finish(CellResult& result);
 
 // The cell's values of a metric; nullptr when no measured sample of it has the metric.

@@ -181,27 +181,39 @@ Expected<ReportData> load(store::Database& db, const Selection& selection) {
     std::map<std::pair<int64_t, std::string>, size_t> index_of;
     for (size_t i = 0; i < data.cells.size(); ++i)
         index_of[{data.cells[i].run_id, data.cells[i].cell.id}] = i;
-    // Samples arrive in storage order; a hash on the cell id finds each one's cell fast.
+    // Rows arrive in storage order; a hash on the cell id finds each one's cell fast.
     std::unordered_map<std::string, size_t> by_cell_id;
     const bool one_run = run_ids.size() == 1;
     if (one_run)
         for (size_t i = 0; i < data.cells.size(); ++i)
             by_cell_id[data.cells[i].cell.id] = i;
-    const auto prefixes = prefixes_to_read(selection);
-    RIG_TRY(db.sample_facts(run_ids, prefixes, [&](const store::SampleRow& facts) {
-        size_t cell = 0;
+    auto cell_of = [&](int64_t run_id, const std::string& cell_id) -> CellResult* {
         if (one_run) {
-            auto it = by_cell_id.find(facts.cell_id);
-            if (it == by_cell_id.end())
-                return;
-            cell = it->second;
-        } else {
-            auto it = index_of.find({facts.run_id, facts.cell_id});
-            if (it == index_of.end())
-                return;
-            cell = it->second;
+            auto it = by_cell_id.find(cell_id);
+            return it == by_cell_id.end() ? nullptr : &data.cells[it->second];
         }
-        tally_sample(data.cells[cell], facts);
+        auto it = index_of.find({run_id, cell_id});
+        return it == index_of.end() ? nullptr : &data.cells[it->second];
+    };
+    // The database's per-cell aggregates: a row per cell and outcome, and per distinct
+    // value of a figure, however many samples there are.
+    RIG_TRY(db.outcome_tallies(run_ids, [&](const store::OutcomeTally& tally) {
+        if (CellResult* result = cell_of(tally.run_id, tally.cell_id))
+            tally_outcomes(*result, tally);
+    }));
+    // A cell's values of a figure arrive together: its cell is looked up once.
+    CellResult* last = nullptr;
+    std::pair<int64_t, std::string> last_cell;
+    store::FigureSelection figures;
+    figures.metric_prefixes = prefixes_to_read(selection);
+    RIG_TRY(db.figure_counts(run_ids, figures, [&](const store::FigureCount& row) {
+        if (row.run_id != last_cell.first || row.cell_id != last_cell.second) {
+            last_cell = {row.run_id, row.cell_id};
+            last = cell_of(row.run_id, row.cell_id);
+        }
+        if (last)
+            tally_figure(*last, row.figure, row.name, row.unit, row.value,
+                         static_cast<size_t>(row.count));
     }));
     for (auto& result : data.cells)
         finish(result);

@@ -9,12 +9,7 @@ namespace rig::store {
 
 namespace {
 
-// A step's sample ids, as a JSON array.
-std::string id_list(const std::vector<int64_t>& ids) {
-    return util::json_line(util::Json(ids));
-}
-
-Expected<std::vector<int64_t>> parse_id_list(const std::string& text) {
+Expected<std::vector<int64_t>> parse_id_array(const std::string& text) {
     util::Json parsed = util::Json::parse(text, nullptr, false);
     if (!parsed.is_array() || !std::all_of(parsed.begin(), parsed.end(),
                                            [](const auto& id) { return id.is_number_integer(); }))
@@ -120,7 +115,7 @@ Expected<int64_t> Database::add_bisect_step(const BisectStep& step) {
                  "?5, ?6, ?7, ?8, ?9, ?10) RETURNING id"));
     statement.bind(step.bisect_id, core::to_string(step.role), step.commit, step.cell_id,
                    step.build_outcome ? core::to_string(*step.build_outcome) : "",
-                   step.build_seconds, step.build_cached ? 1 : 0, id_list(step.samples),
+                   step.build_seconds, step.build_cached ? 1 : 0, id_array(step.samples),
                    core::to_string(step.verdict), step.evidence);
     RIG_TRY(statement.step());
     const int64_t id = statement.integer(0);
@@ -158,7 +153,7 @@ Expected<std::vector<BisectStep>> Database::bisect_steps(int64_t bisect_id) {
                 RIG_TRY(stored(core::parse_build_outcome(outcome), "bisect_steps.build_outcome"));
         step.build_seconds = statement.real(6);
         step.build_cached = statement.integer(7) != 0;
-        step.samples = RIG_TRY(parse_id_list(statement.text(8)));
+        step.samples = RIG_TRY(parse_id_array(statement.text(8)));
         step.verdict =
             RIG_TRY(stored(core::parse_verdict(statement.text(9)), "bisect_steps.verdict"));
         step.evidence = statement.text(10);

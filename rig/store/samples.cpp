@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Samples with their error lines and metrics, and the columns reports read of them.
-#include "store/sqlite.hpp"
+// Samples with their error lines and metrics, and what the per-cell aggregates read of them.
+#include "store/aggregates.hpp"
 #include "util/json.hpp"
 
 #include <algorithm>
@@ -10,11 +10,11 @@ namespace rig::store {
 
 namespace {
 
-// The columns a report reads of each sample (SampleRow), in the order of the covering
-// index samples_for_reports; each is a field of core::Sample's list.
-const std::vector<std::string> k_report_columns = {
-    "cell_id",     "outcome",       "guest_seconds",    "wall_seconds",    "host_cpu_percent",
-    "error_count", "warning_count", "msize_negotiated", "cache_negotiated"};
+// The columns the per-cell aggregates take of each sample (SampleRow); each is a field of
+// core::Sample's list.
+const std::vector<std::string> k_aggregated_columns = {
+    "cell_id",          "outcome",     "kernel_artifact", "guest_seconds",    "wall_seconds",
+    "host_cpu_percent", "error_count", "warning_count",   "msize_negotiated", "cache_negotiated"};
 
 } // namespace
 
@@ -22,9 +22,10 @@ Expected<int64_t> Database::add_sample(int64_t run_id, const core::Sample& sampl
     Impl& db = *m_impl;
     auto transaction = RIG_TRY(Transaction::begin(db, Transaction::Mode::write));
 
+    AggregateWriter aggregates;
     auto existing = RIG_TRY(Statement::prepare(
-        db, "SELECT id, outcome FROM samples WHERE run_id = ?1 AND cell_id = ?2 AND "
-            "repetition = ?3"));
+        db, "SELECT id, outcome, msize_negotiated, cache_negotiated, error_count, warning_count, "
+            "kernel_artifact FROM samples WHERE run_id = ?1 AND cell_id = ?2 AND repetition = ?3"));
     if (RIG_TRY(existing.bind(run_id, sample.cell_id, sample.repetition).step())) {
         // An aborted sample is the trace of an interrupted run; the resumed run measures
         // it again. Anything else was measured, and a second copy would skew statistics.
@@ -33,7 +34,17 @@ Expected<int64_t> Database::add_sample(int64_t run_id, const core::Sample& sampl
                                                std::to_string(sample.repetition) + " of run " +
                                                std::to_string(run_id),
                                            "already stored with outcome " + existing.text(1)));
-        // Its error lines and metrics go with it (ON DELETE CASCADE).
+        // Its error lines and metrics go with it (ON DELETE CASCADE); its count in the
+        // aggregates is taken back. Aborted is not measured, so it added no figures.
+        core::Sample replaced;
+        replaced.cell_id = sample.cell_id;
+        replaced.outcome = core::Outcome::aborted;
+        read_column(existing, 2, replaced.msize_negotiated);
+        replaced.cache_negotiated = existing.text(3);
+        replaced.error_count = static_cast<int>(existing.integer(4));
+        replaced.warning_count = static_cast<int>(existing.integer(5));
+        replaced.kernel_artifact = existing.text(6);
+        aggregates.add(run_id, replaced, -1);
         RIG_TRY(execute(db, "DELETE FROM samples WHERE id = ?1", existing.integer(0)));
     }
 
@@ -63,6 +74,9 @@ Expected<int64_t> Database::add_sample(int64_t run_id, const core::Sample& sampl
         bind_fields(metric, 2, m);
         RIG_TRY(metric.run());
     }
+
+    aggregates.add(run_id, sample);
+    RIG_TRY(aggregates.flush(db));
 
     RIG_TRY(transaction.commit());
     return sample_id;
@@ -108,82 +122,26 @@ Expected<std::vector<core::Sample>> Database::samples(int64_t run_id) {
     return out;
 }
 
-namespace {
-
-// Run ids as a JSON array, so that one bound parameter serves any number of runs through
-// json_each() and the statement text never depends on the input.
-std::string id_array(const std::vector<int64_t>& ids) {
-    return util::json_line(util::Json(ids));
-}
-
-// Prefixes without those another one covers, so that no metric is read twice; {""} for
-// every metric.
-std::vector<std::string> distinct_prefixes(std::vector<std::string> prefixes) {
-    std::sort(prefixes.begin(), prefixes.end());
-    std::vector<std::string> out;
-    for (auto& prefix : prefixes)
-        if (out.empty() || prefix.rfind(out.back(), 0) != 0)
-            out.push_back(std::move(prefix));
-    return out;
-}
-
-// The metric columns of sample_facts' query and the join that reads them: none, every
-// metric, or a range of the index per prefix (?2, ?3, ...). A name that starts with a
-// prefix sorts below the prefix followed by the highest code point, U+10FFFF. One prefix,
-// the table's usual case, needs no VALUES table, which costs a scan per sample; SQLite
-// finds no range in an OR of ranges.
-std::string metrics_join(const std::vector<std::string>& prefixes) {
-    if (prefixes.empty()) {
-        std::string nulls;
-        for (size_t i = 0; i < column_names<core::Metric>().size(); ++i)
-            nulls += i ? ", NULL" : "NULL";
-        return nulls + " FROM samples s";
-    }
-    const std::string columns = column_list<core::Metric>("m.") + " FROM samples s ";
-    if (prefixes.front().empty())
-        return columns + "LEFT JOIN metrics m ON m.sample_id = s.id";
-    if (prefixes.size() == 1)
-        return columns + "LEFT JOIN metrics m ON m.sample_id = s.id AND m.name >= ?2 "
-                         "AND m.name < ?2 || char(1114111)";
-    std::string values;
-    for (size_t i = 0; i < prefixes.size(); ++i)
-        values += (i ? ", (?" : "(?") + std::to_string(i + 2) + ")";
-    return columns + "LEFT JOIN (VALUES " + values +
-           ") p LEFT JOIN metrics m ON m.sample_id = s.id AND m.name >= p.column1 "
-           "AND m.name < p.column1 || char(1114111)";
-}
-
-} // namespace
-
-Expected<void> Database::sample_facts(const std::vector<int64_t>& run_ids,
-                                      const std::vector<std::string>& metric_prefixes,
-                                      const std::function<void(const SampleRow&)>& visit) {
+Expected<void> sample_rows(Impl& db, const std::function<void(const SampleRow&)>& visit) {
     // One row per metric, and one for a sample without any. SQLite runs a LEFT JOIN's left
-    // table as the outer loop, so a sample's rows arrive together; both sides are read
-    // from covering indexes (samples_for_reports, metrics_for_reports).
-    const auto prefixes = distinct_prefixes(metric_prefixes);
-    std::string report_columns;
-    for (const std::string& name : k_report_columns)
-        report_columns += "s.\"" + name + "\", ";
-    auto select = RIG_TRY(Statement::prepare(*m_impl, "SELECT s.id, s.run_id, " + report_columns +
-                                                          metrics_join(prefixes) +
-                                                          " WHERE s.run_id IN (SELECT value "
-                                                          "FROM json_each(?1))"));
-    select.bind(id_array(run_ids));
-    if (!prefixes.empty() && !prefixes.front().empty())
-        for (size_t i = 0; i < prefixes.size(); ++i)
-            select.bind_at(static_cast<int>(i + 2), prefixes[i]);
-    // Each field's column in the select, or -1 for the fields a report does not read;
+    // table as the outer loop, so a sample's rows arrive together.
+    std::string columns;
+    for (const std::string& name : k_aggregated_columns)
+        columns += "s.\"" + name + "\", ";
+    auto select = RIG_TRY(Statement::prepare(
+        db, "SELECT s.id, s.run_id, " + columns + column_list<core::Metric>("m.") +
+                " FROM samples s LEFT JOIN metrics m ON m.sample_id = s.id ORDER BY s.id"));
+    // Each field's column in the select, or -1 for the fields the aggregates do not take;
     // found once, not once per sample.
     constexpr int k_first = 2;
     std::vector<int> column_of;
     for (const std::string& name : column_names<core::Sample>()) {
-        auto it = std::find(k_report_columns.begin(), k_report_columns.end(), name);
-        column_of.push_back(it == k_report_columns.end()
+        auto it = std::find(k_aggregated_columns.begin(), k_aggregated_columns.end(), name);
+        column_of.push_back(it == k_aggregated_columns.end()
                                 ? -1
-                                : k_first + static_cast<int>(it - k_report_columns.begin()));
+                                : k_first + static_cast<int>(it - k_aggregated_columns.begin()));
     }
-    const int first_metric = k_first + static_cast<int>(k_report_columns.size());
+    const int first_metric = k_first + static_cast<int>(k_aggregated_columns.size());
     SampleRow facts;
     std::optional<int64_t> sample_id;
     while (RIG_TRY(select.step())) {
@@ -201,15 +159,14 @@ Expected<void> Database::sample_facts(const std::vector<int64_t>& run_ids,
                     unknown = column;
             });
             if (unknown)
-                return tl::unexpected(m_impl->error(
+                return tl::unexpected(db.error(
                     "samples of run " + std::to_string(facts.run_id),
                     "unknown " + std::string(sqlite3_column_name(select.handle(), *unknown)) +
                         " '" + select.text(*unknown) + "'"));
             facts.metrics.clear();
         }
         if (sqlite3_column_type(select.handle(), first_metric) != SQLITE_NULL)
-            RIG_TRY(read_fields(*m_impl, "metrics", select, first_metric,
-                                facts.metrics.emplace_back()));
+            RIG_TRY(read_fields(db, "metrics", select, first_metric, facts.metrics.emplace_back()));
     }
     if (sample_id)
         visit(facts);
@@ -230,12 +187,12 @@ Expected<std::vector<std::string>> Database::metric_names(const std::vector<int6
 Expected<std::vector<KernelPackage>>
 Database::kernel_packages(const std::vector<int64_t>& run_ids) {
     auto select = RIG_TRY(Statement::prepare(
-        *m_impl, "SELECT s.run_id, c.kernel_name, a.package, a.package_version, count(*) "
-                 "FROM samples s JOIN cells c USING (run_id, cell_id) "
-                 "JOIN kernel_artifacts a ON a.cache_key = s.kernel_artifact "
-                 "WHERE s.run_id IN (SELECT value FROM json_each(?1)) AND a.package <> '' "
-                 "GROUP BY s.run_id, c.kernel_name, a.package, a.package_version "
-                 "ORDER BY s.run_id, c.kernel_name, a.package, a.package_version"));
+        *m_impl, "SELECT o.run_id, c.kernel_name, a.package, a.package_version, "
+                 "sum(o.samples) FROM cell_outcomes o JOIN cells c USING (run_id, cell_id) "
+                 "JOIN kernel_artifacts a ON a.cache_key = o.kernel_artifact "
+                 "WHERE o.run_id IN (SELECT value FROM json_each(?1)) AND a.package <> '' "
+                 "GROUP BY o.run_id, c.kernel_name, a.package, a.package_version "
+                 "ORDER BY o.run_id, c.kernel_name, a.package, a.package_version"));
     select.bind(id_array(run_ids));
     std::vector<KernelPackage> out;
     while (RIG_TRY(select.step()))

@@ -281,6 +281,41 @@ CREATE TABLE watch_regressions (
 );
 )sql";
 
+// v10: per-cell aggregates, kept as each sample is stored (store/aggregates.cpp) and filled
+// from the stored samples by the migration, so that a report reads a row per cell and
+// outcome and a row per distinct value of a figure, not a row per sample and metric:
+// over a million samples of 50 metrics each a table read 17 s, a baseline comparison 35 s
+// (tests/bench/report-scale). A primary key's columns cannot be NULL here: 0 stands for no
+// negotiated msize.
+const char* const k_v10_cell_aggregates = R"sql(
+CREATE TABLE cell_outcomes (
+    run_id INTEGER NOT NULL,
+    cell_id TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    msize_negotiated INTEGER NOT NULL DEFAULT 0,
+    cache_negotiated TEXT NOT NULL DEFAULT '',
+    kernel_artifact TEXT NOT NULL DEFAULT '',
+    samples INTEGER NOT NULL DEFAULT 0,
+    error_count INTEGER NOT NULL DEFAULT 0,
+    warning_count INTEGER NOT NULL DEFAULT 0,
+    with_errors INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (run_id, cell_id, outcome, msize_negotiated, cache_negotiated, kernel_artifact),
+    FOREIGN KEY (run_id, cell_id) REFERENCES cells (run_id, cell_id) ON DELETE CASCADE
+) WITHOUT ROWID;
+-- figure is a core::Figure word; name the metric's, '' for duration and cpu.
+CREATE TABLE cell_values (
+    run_id INTEGER NOT NULL,
+    figure TEXT NOT NULL,
+    name TEXT NOT NULL,
+    cell_id TEXT NOT NULL,
+    value REAL NOT NULL,
+    unit TEXT NOT NULL DEFAULT '',
+    count INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (run_id, figure, name, cell_id, value),
+    FOREIGN KEY (run_id, cell_id) REFERENCES cells (run_id, cell_id) ON DELETE CASCADE
+) WITHOUT ROWID;
+)sql";
+
 } // namespace
 
 const std::vector<std::string>& migrations() {
@@ -292,7 +327,8 @@ const std::vector<std::string>& migrations() {
                                                   k_v6_sample_cpus,
                                                   k_v7_run_launch,
                                                   k_v8_cell_records,
-                                                  k_v9_watch};
+                                                  k_v9_watch,
+                                                  k_v10_cell_aggregates};
     return scripts;
 }
 

@@ -11,4 +11,8 @@ namespace rig::store {
 // that was released never changes, because databases in the field already ran it.
 const std::vector<std::string>& migrations();
 
+// The version whose script creates the per-cell aggregates: the migration to it also fills
+// them from the samples already stored, which only C++ can (core::figure_values).
+inline constexpr int k_cell_aggregates_version = 10;
+
 } // namespace rig::store

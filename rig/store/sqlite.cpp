@@ -2,6 +2,7 @@
 // The SQLite connection's error text and its wait for another process's write lock.
 #include "store/sqlite.hpp"
 
+#include "util/json.hpp"
 #include "util/lock.hpp"
 
 #include <algorithm>
@@ -9,8 +10,19 @@
 
 namespace rig::store {
 
+std::string id_array(const std::vector<int64_t>& ids) {
+    return util::json_line(util::Json(ids));
+}
+
 bool parse_word(std::string_view text, core::Outcome& out) {
     auto parsed = core::parse_outcome(text);
+    if (parsed)
+        out = *parsed;
+    return parsed.has_value();
+}
+
+bool parse_word(std::string_view text, core::Figure& out) {
+    auto parsed = core::parse_figure(text);
     if (parsed)
         out = *parsed;
     return parsed.has_value();

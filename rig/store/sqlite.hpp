@@ -225,8 +225,14 @@ private:
     Impl* m_db;
 };
 
+// Ids as a JSON array: a step's samples, and the runs a query reads, so that one bound
+// parameter serves any number of them through json_each() and the statement text never
+// depends on the input.
+std::string id_array(const std::vector<int64_t>& ids);
+
 // The words of the enums records store, read back: false for text none of the words.
 bool parse_word(std::string_view text, core::Outcome& out);
+bool parse_word(std::string_view text, core::Figure& out);
 bool parse_word(std::string_view text, core::KernelSource& out);
 // Any word but "warning" is an error line, as rig has always read them.
 bool parse_word(std::string_view text, core::Severity& out);

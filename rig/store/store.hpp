@@ -78,13 +78,41 @@ template <util::RecordOf<KernelArtifact> A, class Visit> void fields(A& artifact
     visit("created_at", artifact.created_at);
 }
 
-// What a report needs of one sample, without its lines and evidence, so that a report
-// over a million samples reads only these columns and the sample's metrics: of the
-// sample's fields, cell_id, outcome, guest_seconds, wall_seconds, host_cpu_percent,
-// error_count, warning_count, msize_negotiated, cache_negotiated and the metrics (sorted
-// by name) are read; the others keep their defaults.
-struct SampleRow : core::Sample {
+// The samples of one cell of one run that ended with one outcome and negotiated one msize
+// and cache mode, counted and their error lines summed: the database keeps these as each
+// sample is stored, so that a report reads a row per cell and outcome, not per sample.
+struct OutcomeTally {
     int64_t run_id = 0;
+    std::string cell_id;
+    core::Outcome outcome = core::Outcome::ok;
+    std::optional<uint64_t> msize_negotiated;
+    std::string cache_negotiated;
+    int64_t samples = 0;
+    int64_t errors = 0;      // error lines
+    int64_t warnings = 0;    // warning lines
+    int64_t with_errors = 0; // samples with at least one error line
+};
+
+// One distinct value of one figure (core::figure_values) in one cell of one run, and how
+// many of its measured samples had it. A cell's values of a figure arrive together and in
+// ascending order.
+struct FigureCount {
+    int64_t run_id = 0;
+    std::string cell_id;
+    core::Figure figure = core::Figure::duration;
+    std::string name; // the metric's; empty for duration and cpu
+    std::string unit;
+    double value = 0;
+    int64_t count = 0;
+};
+
+// Which figures Database::figure_counts reads: each a range of the aggregates' key.
+struct FigureSelection {
+    std::vector<core::Figure> timed{core::Figure::duration, core::Figure::cpu};
+    // The metrics whose names start with one of these: "" takes every metric, no prefix
+    // none, and a name is its own prefix. A metric is read once however they overlap.
+    std::vector<std::string> metric_prefixes;
+    std::string cell_id; // one cell's; "" for every cell
 };
 
 // The Debian package one kernel of a run was resolved to, and how many samples ran on it:
@@ -381,15 +409,14 @@ public:
     Expected<int64_t> add_sample(int64_t run_id, const core::Sample& sample);
     // In insertion order, with their lines and metrics.
     Expected<std::vector<core::Sample>> samples(int64_t run_id);
-    // Hands the report's columns of every sample of these runs to `visit`, one sample at a
-    // time and in no particular order, so that a million samples need no million-row
-    // vector. Each comes with its metrics whose names start with one of `metric_prefixes`:
-    // "" takes every metric, no prefix none, and a name is its own prefix. One query reads
-    // them all; each prefix is a range of the metrics index, so that a table that shows a
-    // few metrics reads only those.
-    Expected<void> sample_facts(const std::vector<int64_t>& run_ids,
-                                const std::vector<std::string>& metric_prefixes,
-                                const std::function<void(const SampleRow&)>& visit);
+    // Every cell's samples of these runs, by outcome (OutcomeTally), in no particular order.
+    Expected<void> outcome_tallies(const std::vector<int64_t>& run_ids,
+                                   const std::function<void(const OutcomeTally&)>& visit);
+    // The distinct values of the chosen figures of these runs' cells, with their counts. A
+    // million samples whose counter is the same in each are one row.
+    Expected<void> figure_counts(const std::vector<int64_t>& run_ids,
+                                 const FigureSelection& selection,
+                                 const std::function<void(const FigureCount&)>& visit);
     // The names of the metrics that samples of these runs carry, sorted. It reads every
     // metric row of the runs: for error messages, not for reports.
     Expected<std::vector<std::string>> metric_names(const std::vector<int64_t>& run_ids);

@@ -5,12 +5,13 @@
 #include "bisect/verdict.hpp"
 #include "core/stats.hpp"
 #include "util/file.hpp"
+#include "util/strings.hpp"
 #include "watch/detect.hpp"
-#include "watch/samples.hpp"
 #include "watch/watch.hpp"
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace rig::watch {
 
@@ -31,44 +32,107 @@ std::vector<bisect::Criterion> figures_of(const core::Scenario& scenario) {
     return out;
 }
 
-report::TrendPoint point_of(const bisect::Criterion& figure,
-                            const std::vector<core::Sample>& samples) {
-    std::vector<double> measured = values(figure, samples);
-    if (measured.empty())
-        return {};
-    return {core::summarize(measured).median, measured.size()};
+// What the database keeps per cell of the figures a history draws (store::FigureSelection).
+store::FigureSelection selection_of(const std::vector<bisect::Criterion>& figures) {
+    store::FigureSelection out;
+    out.timed.clear();
+    for (const bisect::Criterion& figure : figures) {
+        if (figure.kind == bisect::CriterionKind::duration)
+            out.timed = {core::Figure::duration};
+        else
+            out.metric_prefixes.push_back(figure.metric);
+    }
+    return out;
+}
+
+// Which figure of the history a stored value is; none for a metric that only shares a
+// watched one's prefix.
+std::optional<size_t> figure_index(const std::vector<bisect::Criterion>& figures,
+                                   const store::FigureCount& row) {
+    for (size_t f = 0; f < figures.size(); ++f) {
+        const bool duration = figures[f].kind == bisect::CriterionKind::duration;
+        if (duration ? row.figure == core::Figure::duration
+                     : row.figure == core::Figure::metric && row.name == figures[f].metric)
+            return f;
+    }
+    return std::nullopt;
+}
+
+bool wanted(const core::Cell& cell, const std::vector<std::string>& filters) {
+    return filters.empty() ||
+           std::any_of(filters.begin(), filters.end(), [&](const std::string& filter) {
+               return core::cell_matches(cell, filter).value_or(false);
+           });
 }
 
 } // namespace
 
-Expected<report::History> load_history(const core::Scenario& scenario, store::Database& db) {
+Expected<report::History> load_history(const core::Scenario& scenario, store::Database& db,
+                                       const std::vector<std::string>& cells) {
     if (!scenario.watch)
         return fail(ErrorKind::usage, scenario.file + ": the scenario has no watch: section");
+    for (const std::string& filter : cells)
+        RIG_TRY(core::cell_matches(core::Cell{}, filter));
     report::History history;
     history.watch = watch_name(scenario);
     history.heads = RIG_TRY(db.watch_heads(history.watch));
     history.regressions = RIG_TRY(db.watch_regressions(history.watch));
     const std::vector<bisect::Criterion> figures = figures_of(scenario);
-    // A trend per cell key and figure, in the order cells first appear.
+    const store::FigureSelection selection = selection_of(figures);
+    // A trend per cell key and figure, in the order cells first appear. Each point is the
+    // median of the head's measured samples, read from the database's per-cell values
+    // (core::figure_values: the values the watch's screen compares), not from its samples.
     std::map<std::pair<std::string, size_t>, size_t> trend_of;
     for (size_t h = 0; h < history.heads.size(); ++h) {
-        const store::WatchHead& head = history.heads[h];
-        if (head.run_id == 0)
+        const int64_t run = history.heads[h].run_id;
+        if (run == 0)
             continue;
-        RunSamples run = RIG_TRY(samples_of_run(db, head.run_id));
-        for (const auto& [key, samples] : run.by_key)
+        std::set<std::string> sampled;
+        RIG_TRY(db.outcome_tallies(
+            {run}, [&](const store::OutcomeTally& tally) { sampled.insert(tally.cell_id); }));
+        std::map<std::string, const core::Cell*> by_key; // the run's cells in key order
+        std::map<std::string, std::string> key_of;
+        const std::vector<core::Cell> run_cells = RIG_TRY(db.cells(run));
+        for (const core::Cell& cell : run_cells)
+            if (sampled.count(cell.id) && wanted(cell, cells)) {
+                by_key.emplace(cell.key, &cell);
+                key_of[cell.id] = cell.key;
+            }
+        std::map<std::pair<std::string, size_t>, core::Distribution> values;
+        auto take = [&](const store::FigureCount& row) {
+            auto key = key_of.find(row.cell_id);
+            auto f = figure_index(figures, row);
+            if (key != key_of.end() && f)
+                values[{key->second, *f}].add(row.value, static_cast<size_t>(row.count));
+        };
+        if (cells.empty()) {
+            RIG_TRY(db.figure_counts({run}, selection, take));
+        } else {
+            for (const auto& [key, cell] : by_key) {
+                store::FigureSelection one = selection;
+                one.cell_id = cell->id;
+                RIG_TRY(db.figure_counts({run}, one, take));
+            }
+        }
+        for (const auto& [key, cell] : by_key)
             for (size_t f = 0; f < figures.size(); ++f) {
                 auto [at, added] = trend_of.try_emplace({key, f}, history.trends.size());
                 if (added) {
                     const bool duration = figures[f].kind == bisect::CriterionKind::duration;
-                    history.trends.push_back(report::Trend{
-                        key, run.cells[key].label(), duration ? "duration" : figures[f].metric,
-                        duration ? "s" : "",
-                        std::vector<report::TrendPoint>(history.heads.size())});
+                    history.trends.push_back(
+                        report::Trend{key, cell->label(), duration ? "duration" : figures[f].metric,
+                                      duration ? "s" : "",
+                                      std::vector<report::TrendPoint>(history.heads.size())});
                 }
-                history.trends[at->second].points[h] = point_of(figures[f], samples);
+                auto found = values.find({key, f});
+                if (found != values.end())
+                    history.trends[at->second].points[h] = {core::summarize(found->second).median,
+                                                            found->second.size()};
             }
     }
+    if (!cells.empty() && history.trends.empty())
+        return fail(ErrorKind::usage, "no cell '" + util::join(cells, "' or '") +
+                                          "' in the runs of " + history.watch + "'s heads");
     return history;
 }
 

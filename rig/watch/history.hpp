@@ -13,8 +13,10 @@
 namespace rig::watch {
 
 // Every head of the scenario's watch, its regressions, and a trend per cell and watched
-// figure: each duration or metric criterion, or the duration when the watch has none.
-Expected<report::History> load_history(const core::Scenario& scenario, store::Database& db);
+// figure: each duration or metric criterion, or the duration when the watch has none. With
+// `cells` (as `rig report --cell` takes them), only the cells that match one.
+Expected<report::History> load_history(const core::Scenario& scenario, store::Database& db,
+                                       const std::vector<std::string>& cells = {});
 
 // The scenario's dashboard folder (`watch: {dashboard: ...}`, relative to the scenario's
 // folder); empty when it has none.

@@ -109,6 +109,30 @@ TEST(Significance, RunTestDispatches) {
                      mann_whitney_u(k_fast, k_slow)->p);
 }
 
+// A results database keeps each cell's values as a distribution (value and count); its
+// tests must give what the values themselves give, to the last bit.
+TEST(Significance, ADistributionIsTestedAsItsValues) {
+    // Repeats and ties between the sides, values sorted as the report hands them over.
+    std::vector<double> a{9.75, 9.75, 10.1, 10.1, 10.1, 10.3, 11.2, 11.2, 12.05};
+    std::vector<double> b{10.1, 10.3, 10.3, 10.3, 10.7, 11.2, 11.9, 11.9, 11.9, 12.4};
+    const Distribution da(a), db(b);
+    EXPECT_EQ(da.size(), a.size());
+    EXPECT_EQ(da.entries().size(), 5u);
+    for (auto test : {rig::core::Test::welch, rig::core::Test::mann_whitney}) {
+        auto of_values = run_test(test, a, b);
+        auto of_counts = run_test(test, da, db);
+        ASSERT_TRUE(of_values && of_counts);
+        EXPECT_EQ(of_values->statistic, of_counts->statistic) << test_name(test);
+        EXPECT_EQ(of_values->df, of_counts->df) << test_name(test);
+        EXPECT_EQ(of_values->p, of_counts->p) << test_name(test);
+    }
+    // Without ties the small samples take the exact distribution, from counts too.
+    EXPECT_EQ(mann_whitney_u(Distribution(k_fast), Distribution(k_slow))->p,
+              mann_whitney_u(k_fast, k_slow)->p);
+    EXPECT_FALSE(welch_t_test(Distribution({1.0}), db)) << "one value has no variance";
+    EXPECT_FALSE(mann_whitney_u(Distribution(), db));
+}
+
 TEST(BenjaminiHochberg, MatchesR) {
     // p.adjust(c(0.01, 0.04, 0.03, 0.005, 0.5), "BH") in R.
     auto q = benjamini_hochberg({0.01, 0.04, 0.03, 0.005, 0.5});

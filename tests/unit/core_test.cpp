@@ -10,6 +10,7 @@
 #include "core/stats.hpp"
 #include "core/status.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 using namespace rig::core;
@@ -185,8 +186,45 @@ TEST(Stats, QuantileMatchesR) {
     EXPECT_DOUBLE_EQ(quantile({3}, 0.75), 3);
 }
 
+TEST(Stats, ADistributionSummarizesAsItsValuesToTheLastBit) {
+    // Values whose sum depends on the order of its terms, many of them repeated, added
+    // in no order: a product of value and count would round differently.
+    std::vector<double> values;
+    Distribution distribution;
+    for (int i = 0; i < 500; ++i) {
+        const double value = 0.1 * ((i * 7919) % 13) + 1e-9 * (i % 3);
+        values.push_back(value);
+        distribution.add(value);
+    }
+    EXPECT_EQ(distribution.size(), values.size());
+    EXPECT_EQ(distribution.entries().size(), 39u);
+    EXPECT_TRUE(std::is_sorted(distribution.entries().begin(), distribution.entries().end(),
+                               [](const auto& a, const auto& b) { return a.value < b.value; }));
+    const Summary of_values = summarize(values), of_counts = summarize(distribution);
+    EXPECT_EQ(of_values.n, of_counts.n);
+    EXPECT_EQ(of_values.median, of_counts.median);
+    EXPECT_EQ(of_values.q1, of_counts.q1);
+    EXPECT_EQ(of_values.q3, of_counts.q3);
+    EXPECT_EQ(of_values.mean, of_counts.mean);
+    EXPECT_EQ(of_values.stddev, of_counts.stddev);
+    EXPECT_EQ(of_values.min, of_counts.min);
+    EXPECT_EQ(of_values.max, of_counts.max);
+    // Counts add up, in any order of arrival.
+    Distribution counted;
+    counted.add(3, 2);
+    counted.add(1);
+    counted.add(3);
+    counted.add(2, 0);
+    EXPECT_EQ(counted, Distribution({1.0, 3.0, 3.0, 3.0}));
+    EXPECT_EQ(counted.at(0), 1);
+    EXPECT_EQ(counted.at(3), 3);
+    EXPECT_TRUE(Distribution({4.0, 4.0}).without_spread());
+    EXPECT_FALSE(Distribution({4.0}).without_spread()) << "one value says nothing of spread";
+    EXPECT_FALSE(counted.without_spread());
+}
+
 TEST(Stats, EmptyAndSingle) {
-    Summary none = summarize({});
+    Summary none = summarize(std::vector<double>{});
     EXPECT_EQ(none.n, 0u);
     EXPECT_EQ(none.median, 0);
     EXPECT_EQ(none.q1, 0);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 
 using namespace rig;
 
@@ -94,17 +95,19 @@ protected:
         return counted;
     }
 
-    // The metric names of each sample sample_facts hands over, sorted by sample.
-    std::vector<std::vector<std::string>> names_read(int64_t run,
-                                                     const std::vector<std::string>& prefixes) {
-        std::vector<std::vector<std::string>> out;
-        auto read = m_db->sample_facts({run}, prefixes, [&](const store::SampleRow& one) {
-            auto& names = out.emplace_back();
-            for (const auto& metric : one.metrics)
-                names.push_back(metric.name);
+    // The metric names figure_counts reads of each cell, by cell id.
+    std::map<std::string, std::vector<std::string>>
+    names_read(int64_t run, const std::vector<std::string>& prefixes) {
+        std::map<std::string, std::vector<std::string>> out;
+        store::FigureSelection selection;
+        selection.timed.clear();
+        selection.metric_prefixes = prefixes;
+        auto read = m_db->figure_counts({run}, selection, [&](const store::FigureCount& row) {
+            auto& names = out[row.cell_id];
+            if (names.empty() || names.back() != row.name)
+                names.push_back(row.name);
         });
         EXPECT_TRUE(read) << read.error().message;
-        std::sort(out.begin(), out.end());
         return out;
     }
 
@@ -116,18 +119,25 @@ protected:
 
 } // namespace
 
-TEST_F(Load, SampleRowsOfSeveralRuns) {
-    std::vector<store::SampleRow> facts;
-    auto collect = [&](const store::SampleRow& one) { facts.push_back(one); };
-    ASSERT_TRUE(m_db->sample_facts({m_run, m_other}, {}, collect));
-    EXPECT_EQ(facts.size(), 5u);
-    facts.clear();
-    ASSERT_TRUE(m_db->sample_facts({m_other}, {}, collect));
-    ASSERT_EQ(facts.size(), 1u);
-    EXPECT_EQ(facts.front().guest_seconds, 99);
-    EXPECT_EQ(facts.front().msize_negotiated, 512000u);
-    EXPECT_EQ(facts.front().outcome, core::Outcome::ok);
-    EXPECT_EQ(facts.front().cell_id, "aaaa00000001");
+TEST_F(Load, TheAggregatesOfSeveralRuns) {
+    int64_t samples = 0;
+    auto count = [&](const store::OutcomeTally& tally) { samples += tally.samples; };
+    ASSERT_TRUE(m_db->outcome_tallies({m_run, m_other}, count));
+    EXPECT_EQ(samples, 5);
+    std::vector<store::OutcomeTally> tallies;
+    ASSERT_TRUE(m_db->outcome_tallies(
+        {m_other}, [&](const store::OutcomeTally& tally) { tallies.push_back(tally); }));
+    ASSERT_EQ(tallies.size(), 1u);
+    EXPECT_EQ(tallies.front().samples, 1);
+    EXPECT_EQ(tallies.front().msize_negotiated, 512000u);
+    EXPECT_EQ(tallies.front().outcome, core::Outcome::ok);
+    EXPECT_EQ(tallies.front().cell_id, "aaaa00000001");
+    std::vector<double> durations;
+    ASSERT_TRUE(m_db->figure_counts({m_other}, {}, [&](const store::FigureCount& row) {
+        if (row.figure == core::Figure::duration)
+            durations.push_back(row.value);
+    }));
+    EXPECT_EQ(durations, std::vector<double>{99});
 }
 
 TEST_F(Load, SignatureCountsWithFirstOccurrence) {
@@ -317,27 +327,26 @@ TEST_F(Load, ClearErrors) {
     EXPECT_FALSE(report::load(*m_db, selection));
 }
 
-TEST_F(Load, MetricsArriveWithTheirSampleAndOnlyMeasuredOnesCount) {
+TEST_F(Load, MetricsCountOnlyInMeasuredSamples) {
     int64_t counted = add_counted_run();
-    std::vector<store::SampleRow> facts;
-    ASSERT_TRUE(m_db->sample_facts({counted}, {""},
-                                   [&](const store::SampleRow& one) { facts.push_back(one); }));
-    ASSERT_EQ(facts.size(), 5u) << "each sample once, with or without metrics";
-    size_t with_three = 0, with_none = 0;
-    for (const auto& one : facts) {
-        if (one.metrics.size() == 3) {
-            ++with_three;
-            EXPECT_EQ(one.cell_id, "aaaa00000001");
-            EXPECT_EQ(one.metrics[0].name, "9p.work.requests") << "sorted by name";
-            EXPECT_EQ(one.metrics[1].name, "9p.work.walk");
-            EXPECT_EQ(one.metrics[2].name, "noop/seconds");
-            EXPECT_EQ(one.metrics[2].unit, "s");
-            EXPECT_EQ(one.metrics[0].value - 100, one.metrics[1].value - 40) << "one sample's";
-        }
-        with_none += one.metrics.empty();
-    }
-    EXPECT_EQ(with_three, 3u);
-    EXPECT_EQ(with_none, 1u);
+    std::vector<std::string> rows;
+    store::FigureSelection every;
+    every.metric_prefixes = {""};
+    ASSERT_TRUE(m_db->figure_counts({counted}, every, [&](const store::FigureCount& row) {
+        if (row.figure == core::Figure::metric)
+            rows.push_back(row.cell_id + " " + row.name + " " + std::to_string(row.value) + " " +
+                           row.unit + " x" + std::to_string(row.count));
+    }));
+    EXPECT_EQ(rows, (std::vector<std::string>{
+                        "aaaa00000001 9p.work.requests 100.000000 requests x1",
+                        "aaaa00000001 9p.work.requests 101.000000 requests x1",
+                        "aaaa00000001 9p.work.requests 102.000000 requests x1",
+                        "aaaa00000001 9p.work.walk 40.000000 requests x1",
+                        "aaaa00000001 9p.work.walk 41.000000 requests x1",
+                        "aaaa00000001 9p.work.walk 42.000000 requests x1",
+                        "aaaa00000001 noop/seconds 0.500000 s x3",
+                    }))
+        << "by name, each name's values in order; the failed sample's count is not there";
 
     report::Selection selection;
     selection.runs = {counted};
@@ -355,24 +364,18 @@ TEST_F(Load, MetricsArriveWithTheirSampleAndOnlyMeasuredOnesCount) {
 
 TEST_F(Load, MetricPrefixesReadOnlyWhatIsAsked) {
     int64_t counted = add_counted_run();
-    using Names = std::vector<std::vector<std::string>>;
+    using Names = std::map<std::string, std::vector<std::string>>;
+    const std::string cell = "aaaa00000001";
     const std::vector<std::string> all{"9p.work.requests", "9p.work.walk", "noop/seconds"};
-    EXPECT_EQ(names_read(counted, {""}), (Names{{}, {"9p.work.requests"}, all, all, all}));
-    EXPECT_EQ(names_read(counted, {}), (Names{{}, {}, {}, {}, {}}));
+    EXPECT_EQ(names_read(counted, {""}), (Names{{cell, all}}));
+    EXPECT_EQ(names_read(counted, {}), Names{});
     const std::vector<std::string> work{"9p.work.requests", "9p.work.walk"};
-    EXPECT_EQ(names_read(counted, {"9p.work."}),
-              (Names{{}, {"9p.work.requests"}, work, work, work}));
+    EXPECT_EQ(names_read(counted, {"9p.work."}), (Names{{cell, work}}));
     EXPECT_EQ(names_read(counted, {"noop/seconds", "9p.work.walk"}),
-              (Names{{},
-                     {},
-                     {"9p.work.walk", "noop/seconds"},
-                     {"9p.work.walk", "noop/seconds"},
-                     {"9p.work.walk", "noop/seconds"}}));
+              (Names{{cell, {"9p.work.walk", "noop/seconds"}}}));
     // Overlapping prefixes read a metric once.
-    EXPECT_EQ(names_read(counted, {"9p.work.walk", "9p.", "9p.work."}),
-              (Names{{}, {"9p.work.requests"}, work, work, work}));
-    EXPECT_EQ(names_read(counted, {"9p.work.wal"}),
-              (Names{{}, {}, {"9p.work.walk"}, {"9p.work.walk"}, {"9p.work.walk"}}));
+    EXPECT_EQ(names_read(counted, {"9p.work.walk", "9p.", "9p.work."}), (Names{{cell, work}}));
+    EXPECT_EQ(names_read(counted, {"9p.work.wal"}), (Names{{cell, {"9p.work.walk"}}}));
     EXPECT_EQ(*m_db->metric_names({counted}), all);
     EXPECT_TRUE(m_db->metric_names({m_run})->empty());
 }
@@ -410,4 +413,59 @@ TEST_F(Load, AChosenMetricTypoNamesTheMetricMeant) {
     EXPECT_EQ(data.error().kind, ErrorKind::usage);
     EXPECT_EQ(data.error().message,
               "--metric 9p.work.wlak: no selected cell has it; did you mean '9p.work.walk'?");
+}
+
+// The report reads the database's per-cell aggregates, not its samples: it must show what
+// the samples themselves give (report::from_samples, `rig run`'s own table), to the bit.
+TEST_F(Load, TheCellAggregatesGiveWhatTheSamplesThemselvesGive) {
+    const int64_t counted = add_counted_run();
+    // Repeated and distinct durations, CPU figures and counts, stored in no order, and an
+    // aborted sample that a resumed run replaced.
+    for (int repetition = 3; repetition < 40; ++repetition) {
+        auto s = sample("aaaa00000001", repetition, 9 + 0.1 * ((repetition * 7) % 11));
+        s.host_cpu_percent = 40 + repetition % 4;
+        s.metrics = {{"9p.work.requests", 100.0 + repetition % 3, "requests"}};
+        ASSERT_TRUE(m_db->add_sample(counted, s));
+    }
+    auto aborted = sample("bbbb00000002", 2, 0);
+    aborted.outcome = core::Outcome::aborted;
+    ASSERT_TRUE(m_db->add_sample(counted, aborted));
+    ASSERT_TRUE(m_db->add_sample(counted, sample("bbbb00000002", 2, 13)));
+
+    for (int64_t run : {m_run, counted}) {
+        report::Selection selection;
+        selection.runs = {run};
+        selection.metrics = report::MetricsRead::all;
+        auto loaded = report::load(*m_db, selection);
+        ASSERT_TRUE(loaded) << loaded.error().message;
+        const report::ReportData direct =
+            report::from_samples(*m_db->cells(run), *m_db->samples(run));
+        ASSERT_EQ(loaded->cells.size(), direct.cells.size());
+        for (size_t i = 0; i < direct.cells.size(); ++i) {
+            const report::CellResult& a = loaded->cells[i];
+            const report::CellResult& b = direct.cells[i];
+            SCOPED_TRACE(b.cell.id + " of run " + std::to_string(run));
+            EXPECT_EQ(a.samples, b.samples);
+            EXPECT_EQ(a.outcomes, b.outcomes);
+            EXPECT_EQ(a.errors, b.errors);
+            EXPECT_EQ(a.warnings, b.warnings);
+            EXPECT_EQ(a.samples_with_errors, b.samples_with_errors);
+            EXPECT_EQ(a.msize_negotiated, b.msize_negotiated);
+            EXPECT_EQ(a.cache_negotiated, b.cache_negotiated);
+            EXPECT_EQ(a.durations, b.durations);
+            EXPECT_EQ(a.cpu_percent, b.cpu_percent);
+            EXPECT_EQ(a.duration.mean, b.duration.mean);
+            EXPECT_EQ(a.duration.stddev, b.duration.stddev);
+            EXPECT_EQ(a.duration.median, b.duration.median);
+            EXPECT_EQ(a.cpu.q3, b.cpu.q3);
+            ASSERT_EQ(a.metrics.size(), b.metrics.size());
+            for (const auto& [name, values] : b.metrics) {
+                const report::MetricValues* mine = report::find_metric(a, name);
+                ASSERT_NE(mine, nullptr) << name;
+                EXPECT_EQ(mine->unit, values.unit);
+                EXPECT_EQ(mine->values, values.values) << name;
+                EXPECT_EQ(mine->summary.mean, values.summary.mean) << name;
+            }
+        }
+    }
 }

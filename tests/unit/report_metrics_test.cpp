@@ -419,7 +419,8 @@ TEST(ReportMetrics, JsonCarriesEveryMetricOfEveryCell) {
 
 TEST(ReportMetrics, HtmlHasATableOfEveryMetric) {
     auto data = counted_data();
-    data.cells[0].metrics["<b>odd</b>"] = MetricValues{"s", {1}, core::summarize({1})};
+    data.cells[0].metrics["<b>odd</b>"] =
+        MetricValues{"s", core::Distribution({1.0}), core::summarize({1.0})};
     RenderOptions options;
     options.format = Format::html;
     auto html = rendered(data, options);

@@ -244,7 +244,7 @@ report::ReportData comparison_data() {
                                {{"fs", "9p"}, {"msize", "512000"}, {"cache", cache}});
             double base = kernel == "new" && cache == "loose" ? 13 : 10;
             for (double n : noise) {
-                store::SampleRow facts;
+                core::Sample facts;
                 facts.outcome = core::Outcome::ok;
                 facts.guest_seconds = facts.wall_seconds = base + n;
                 facts.host_cpu_percent = 50;

@@ -417,13 +417,20 @@ TEST(StoreOpen, Version4DatabaseGetsTheMetricsIndexAndKeepsItsMetrics) {
     ASSERT_TRUE(db);
     EXPECT_EQ(db->schema_version(), Database::latest_schema_version());
     EXPECT_EQ(metric_indexes(path), std::vector<std::string>{"metrics_for_reports"});
-    std::vector<SampleRow> facts;
-    ASSERT_TRUE(db->sample_facts({run_id}, {""}, [&](const SampleRow& f) { facts.push_back(f); }));
-    ASSERT_EQ(facts.size(), 1u);
-    ASSERT_EQ(facts[0].metrics.size(), 2u);
-    EXPECT_EQ(facts[0].metrics[0].name, "compile_seconds");
-    EXPECT_EQ(facts[0].metrics[0].unit, "s");
-    EXPECT_EQ(facts[0].metrics[1].value, 40);
+    auto samples = db->samples(run_id).value();
+    ASSERT_EQ(samples.size(), 1u);
+    ASSERT_EQ(samples[0].metrics.size(), 2u);
+    EXPECT_EQ(samples[0].metrics[0].name, "compile_seconds");
+    EXPECT_EQ(samples[0].metrics[0].unit, "s");
+    EXPECT_EQ(samples[0].metrics[1].value, 40);
+    // And the aggregates the later migration filled from them.
+    FigureSelection every;
+    every.metric_prefixes = {""};
+    std::vector<std::string> names;
+    ASSERT_TRUE(db->figure_counts({run_id}, every, [&](const FigureCount& c) {
+        names.push_back(c.name + "=" + std::to_string(c.value));
+    }));
+    EXPECT_EQ(names, (std::vector<std::string>{"compile_seconds=1.250000", "files=40.000000"}));
 }
 
 TEST(StoreRuns, BeginFinishAndLastUnfinished) {
@@ -575,27 +582,6 @@ TEST(StoreSamples, EveryFieldOfTheListRoundTrips) {
     ASSERT_EQ(samples.size(), 1u);
     EXPECT_EQ(test::fields_differing(samples[0], sample), "");
     EXPECT_TRUE(samples[0] == sample);
-
-    // A report reads its columns through the same list.
-    std::vector<SampleRow> facts;
-    ASSERT_TRUE(
-        f.db->sample_facts({f.run_id}, {""}, [&](const SampleRow& row) { facts.push_back(row); }));
-    ASSERT_EQ(facts.size(), 1u);
-    EXPECT_EQ(facts[0].run_id, f.run_id);
-    EXPECT_EQ(test::fields_left_default(static_cast<const core::Sample&>(facts[0])),
-              "repetition, accel, cpus, kernel_artifact, total_seconds, qemu_cpu_seconds, "
-              "helper_cpu_seconds, host_cpu_seconds, mount_requested, mount_negotiated, "
-              "exit_status, evidence, started_at, lines")
-        << "only the report's columns and the metrics are read";
-    core::Sample expected = sample;
-    expected.repetition = 0;
-    expected.accel = expected.cpus = expected.kernel_artifact = expected.mount_requested =
-        expected.mount_negotiated = expected.evidence = expected.started_at = "";
-    expected.total_seconds = expected.qemu_cpu_seconds = expected.helper_cpu_seconds =
-        expected.host_cpu_seconds = 0;
-    expected.exit_status = -1;
-    expected.lines.clear();
-    EXPECT_EQ(test::fields_differing(static_cast<const core::Sample&>(facts[0]), expected), "");
 }
 
 TEST(StoreSamples, FinishedSamplesSkipAborted) {
@@ -1019,6 +1005,131 @@ TEST(StoreCells, ACellIsStoredWholeAndReadBackWithItsKey) {
     // A cell stored without its record (before schema v8): the run has no records.
     ASSERT_TRUE(f.db->add_cells(run, {make_cell("bbbbbbbbbbbb")}));
     EXPECT_FALSE(f.db->cell_records(run).value());
+}
+
+// A database's per-cell aggregates as text, one line per row, sorted.
+std::vector<std::string> aggregates_of(Database& db, int64_t run_id) {
+    std::vector<std::string> out;
+    EXPECT_TRUE(db.outcome_tallies({run_id}, [&](const OutcomeTally& t) {
+        out.push_back(t.cell_id + " " + std::string(core::to_string(t.outcome)) + " msize " +
+                      std::to_string(t.msize_negotiated.value_or(0)) + " " + t.cache_negotiated +
+                      ": " + std::to_string(t.samples) + " samples, " + std::to_string(t.errors) +
+                      " errors, " + std::to_string(t.warnings) + " warnings, " +
+                      std::to_string(t.with_errors) + " with errors");
+    }));
+    FigureSelection every;
+    every.metric_prefixes = {""};
+    EXPECT_TRUE(db.figure_counts({run_id}, every, [&](const FigureCount& c) {
+        out.push_back(c.cell_id + " " + std::string(core::to_string(c.figure)) + " " + c.name +
+                      " " + std::to_string(c.value) + " " + c.unit + " x" +
+                      std::to_string(c.count));
+    }));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Samples of both cells: repeats, a failure whose figures do not count, an aborted one
+// that a later sample replaces.
+void add_aggregated_samples(Database& db, int64_t run_id) {
+    for (int repetition = 0; repetition < 3; ++repetition) {
+        core::Sample sample = make_sample("aaaaaaaaaaaa", repetition);
+        sample.guest_seconds = repetition == 2 ? 2.5 : 1.5;
+        EXPECT_TRUE(db.add_sample(run_id, sample));
+    }
+    core::Sample failed = make_sample("aaaaaaaaaaaa", 3, core::Outcome::workload_failed);
+    failed.error_count = 2;
+    EXPECT_TRUE(db.add_sample(run_id, failed));
+    core::Sample aborted = make_sample("bbbbbbbbbbbb", 0, core::Outcome::aborted);
+    aborted.msize_negotiated.reset();
+    EXPECT_TRUE(db.add_sample(run_id, aborted));
+    core::Sample replacing = make_sample("bbbbbbbbbbbb", 0, core::Outcome::errors);
+    replacing.wall_seconds = 0; // the host did not time it: no CPU figure
+    EXPECT_TRUE(db.add_sample(run_id, replacing));
+}
+
+TEST(StoreAggregates, EverySampleCountsInItsCellAndAMigrationFillsTheSameFromTheSamples) {
+    Fixture f;
+    add_aggregated_samples(*f.db, f.run_id);
+    const std::vector<std::string> want{
+        "aaaaaaaaaaaa cpu  12.500000 % x3",
+        "aaaaaaaaaaaa duration  1.500000 s x2",
+        "aaaaaaaaaaaa duration  2.500000 s x1",
+        "aaaaaaaaaaaa metric compile_seconds 1.250000 s x3",
+        "aaaaaaaaaaaa metric files 40.000000  x3",
+        "aaaaaaaaaaaa ok msize 65536 loose: 3 samples, 3 errors, 3 warnings, 3 with errors",
+        "aaaaaaaaaaaa workload-failed msize 65536 loose: 1 samples, 2 errors, 1 warnings, 1 "
+        "with errors",
+        "bbbbbbbbbbbb duration  1.500000 s x1",
+        "bbbbbbbbbbbb errors msize 65536 loose: 1 samples, 1 errors, 1 warnings, 1 with errors",
+        "bbbbbbbbbbbb metric compile_seconds 1.250000 s x1",
+        "bbbbbbbbbbbb metric files 40.000000  x1",
+    };
+    EXPECT_EQ(aggregates_of(*f.db, f.run_id), want) << "the aborted sample's count went with it";
+
+    // A database from before the aggregates: the migration reads them off its samples.
+    TempDir dir;
+    const fs::path path = dir.path() / "old.db";
+    {
+        auto db = open_ok(path);
+        const int64_t run_id = db->begin_run(make_run()).value();
+        ASSERT_TRUE(db->add_cells(run_id, {make_cell("aaaaaaaaaaaa"), make_cell("bbbbbbbbbbbb")}));
+        add_aggregated_samples(*db, run_id);
+    }
+    sqlite3* handle = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &handle), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(handle,
+                           "DROP TABLE cell_outcomes; DROP TABLE cell_values; "
+                           "PRAGMA user_version = 9",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(handle);
+    sqlite3_close(handle);
+    auto migrated = open_ok(path);
+    ASSERT_TRUE(migrated);
+    EXPECT_EQ(migrated->schema_version(), Database::latest_schema_version());
+    EXPECT_EQ(aggregates_of(*migrated, 1), want);
+    // The kernel artifact each sample ran on is taken too: the run's Debian packages.
+    KernelArtifact artifact;
+    artifact.cache_key = "artifact-key";
+    artifact.source = core::KernelSource::debian;
+    artifact.package = "linux-image-6.1.0-28-amd64";
+    artifact.package_version = "6.1.119-1";
+    ASSERT_TRUE(migrated->add_kernel_artifact(artifact));
+    auto migrated_packages = migrated->kernel_packages({1}).value();
+    ASSERT_EQ(migrated_packages.size(), 1u);
+    EXPECT_EQ(migrated_packages[0].samples, 5);
+
+    // The packages the run's kernels resolved to come from the aggregates too.
+    artifact.cache_key = "artifact-key";
+    artifact.source = core::KernelSource::debian;
+    artifact.package = "linux-image-6.1.0-28-amd64";
+    artifact.package_version = "6.1.119-1";
+    ASSERT_TRUE(f.db->add_kernel_artifact(artifact));
+    auto packages = f.db->kernel_packages({f.run_id}).value();
+    ASSERT_EQ(packages.size(), 1u);
+    EXPECT_EQ(packages[0].package, artifact.package);
+    EXPECT_EQ(packages[0].package_version, artifact.package_version);
+    EXPECT_EQ(packages[0].samples, 5) << "every stored sample, the aborted one replaced";
+
+    // A prefix reads only its metrics, and each once however the prefixes overlap.
+    std::vector<std::string> names;
+    FigureSelection some;
+    some.metric_prefixes = {"files", "f", "compile_seconds"};
+    ASSERT_TRUE(f.db->figure_counts({f.run_id}, some, [&](const FigureCount& c) {
+        if (c.cell_id == "aaaaaaaaaaaa")
+            names.push_back(c.name);
+    }));
+    EXPECT_EQ(names, (std::vector<std::string>{"", "", "", "compile_seconds", "files"}));
+    // One cell's one figure.
+    FigureSelection one;
+    one.timed = {core::Figure::duration};
+    one.cell_id = "bbbbbbbbbbbb";
+    std::vector<double> durations;
+    ASSERT_TRUE(f.db->figure_counts({f.run_id}, one, [&](const FigureCount& c) {
+        EXPECT_EQ(c.cell_id, one.cell_id);
+        durations.push_back(c.value);
+    }));
+    EXPECT_EQ(durations, std::vector<double>{1.5});
 }
 
 } // namespace

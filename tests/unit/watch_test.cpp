@@ -379,6 +379,16 @@ TEST_F(WatchRound, ARegressionIsBisectedReportedOnceLinkedLaterAndFixed) {
                                                   culprit.substr(0, 12)),
               std::string::npos)
         << report::history_text(*history);
+    // One cell's history (`--cell`), and a filter no cell of the heads matches.
+    auto one = watch::load_history(s, *db, {"kernel=linux"});
+    ASSERT_TRUE(one) << one.error().message;
+    ASSERT_EQ(one->trends.size(), 1u);
+    EXPECT_EQ(one->trends[0].points[2].value, 1500);
+    EXPECT_EQ(one->trends[0].points[2].n, history->trends[0].points[2].n);
+    auto none = watch::load_history(s, *db, {"kernel=other"});
+    ASSERT_FALSE(none);
+    EXPECT_NE(none.error().message.find("no cell 'kernel=other'"), std::string::npos)
+        << none.error().message;
 }
 
 // A head that no longer shows the regression against the good heads is its fix only once
