@@ -61,6 +61,19 @@ public:
         return guest::base_initramfs(artifact, m_cache);
     }
 
+    Expected<void> build_ahead(const kernel::GitRequest& request, int jobs,
+                               const std::atomic<bool>& interrupted) override {
+        kernel::BuildSettings build;
+        build.cache = m_cache;
+        build.jobs = jobs;
+        build.interrupted = &interrupted;
+        build.make_user = RIG_TRY(host::untrusted_user());
+        auto built = kernel::build_git(request, build);
+        if (!built && built.error().kind != ErrorKind::interrupted)
+            return tl::unexpected(built.error());
+        return {};
+    }
+
 private:
     std::filesystem::path m_cache;
     store::Database& m_db;

@@ -31,6 +31,12 @@ public:
                                                      std::ostream& out) = 0;
     // The base initramfs a guest of `artifact` boots with.
     virtual Expected<std::filesystem::path> initramfs(const kernel::Artifact& artifact) = 0;
+    // Builds `request`'s commit into the cache with make -j`jobs` and records nothing, on
+    // another thread while a step's guests run: the step that later needs it finds a cache
+    // hit and records that. A commit that does not build leaves nothing; its step builds it
+    // again and fails.
+    virtual Expected<void> build_ahead(const kernel::GitRequest& request, int jobs,
+                                       const std::atomic<bool>& interrupted) = 0;
 };
 
 // The real one: kernel::build_git into `cache`, each build recorded in `db`.

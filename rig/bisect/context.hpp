@@ -51,6 +51,8 @@ struct Context {
     // Builds the commits: Settings::builder, or the real one the context owns.
     CommitBuilder* builder = nullptr;
     std::shared_ptr<CommitBuilder> own_builder = nullptr;
+    // Host CPUs no guest of a step takes: what builds ahead may use (make -j that many).
+    int spare_cpus = 0;
     // The accelerator the guests get, chosen once when the driver starts.
     core::Accelerator accel = core::Accelerator::tcg;
     // What the guests see of this host (guest/root.hpp), made once when the driver starts.

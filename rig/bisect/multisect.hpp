@@ -27,4 +27,11 @@ std::vector<std::string> split_points(const Remaining& remaining, size_t k);
 // the first time).
 bool still_open(const Remaining& remaining, const std::string& sha);
 
+// The commits the bisect may test after `sha`, for each verdict it can get: git's
+// midpoints of what is left if `sha` is bad (its ancestors) and if it is good (the rest),
+// two of each at most, the bad side's first, then the good side's, and so on. None for a
+// verdict that leaves nothing to test. What a bisect builds while `sha`'s guests run, so
+// that the next step finds its kernel ready; a guess, never a verdict.
+std::vector<std::string> next_after(const Remaining& remaining, const std::string& sha);
+
 } // namespace rig::bisect

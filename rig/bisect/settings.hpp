@@ -32,6 +32,9 @@ struct StartOptions {
     bool verify_revert = false; // also revert the culprit on BAD and check that it passes
     int jobs = 0;               // guests at once, each on its own CPUs; 0: the scenario's
     bool multisection = false;  // with jobs > 1, that many commits a round (bisect/multisect)
+    // A metric bisect builds the commits it may test next while a step's guests run
+    // (bisect/multisect.hpp next_after): counts do not move with the host's load.
+    bool build_ahead = true;
     // Over the patches of the kernel's posted series (its `series:`), on the cell with the
     // series applied: GOOD is the base, BAD the last patch; good and bad are not given.
     bool series = false;
@@ -64,6 +67,7 @@ void fields(Options& options, Visit&& visit) {
     visit("verify_revert", options.verify_revert);
     visit("jobs", options.jobs);
     visit("multisection", options.multisection);
+    visit("build_ahead", options.build_ahead);
     visit("series", options.series);
     visit("good_config", options.good_config);
     visit("bad_config", options.bad_config);

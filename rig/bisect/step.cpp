@@ -10,8 +10,10 @@
 #include "run/kernel_records.hpp"
 #include "run/sample.hpp"
 #include "util/strings.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <thread>
 
@@ -504,14 +506,85 @@ measure_together(Context& context, const std::vector<StepRequest>& requests, con
     return measured;
 }
 
-Expected<Measured> measure(Context& context, const StepRequest& request, const StepIo& io) {
+namespace {
+
+// Commits built one after another on a thread of their own while the step's guests run,
+// stopped when they are done (as a Ctrl-C stops a build: the objects made so far stay for
+// the next build of that folder), and joined before the step goes on, on every path. The
+// requests are made on the caller's thread.
+class BuildAhead final {
+public:
+    BuildAhead(Context& context, const std::vector<std::string>& shas,
+               const std::atomic<bool>& interrupted) {
+        if (shas.empty())
+            return;
+        std::vector<kernel::GitRequest> requests;
+        for (const std::string& sha : shas)
+            requests.push_back(commit_request(context, commit_cell(context, sha)));
+        m_shas = shas;
+        m_thread = std::thread([this, builder = context.builder, jobs = context.spare_cpus,
+                                requests, &interrupted] {
+            const auto started = std::chrono::steady_clock::now();
+            for (const kernel::GitRequest& request : requests) {
+                if (m_stop || interrupted)
+                    break;
+                if (auto built = builder->build_ahead(request, jobs, m_stop); !built) {
+                    m_error = built.error().message;
+                    break;
+                }
+                if (!m_stop)
+                    ++m_built;
+            }
+            m_seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        });
+    }
+    BuildAhead(const BuildAhead&) = delete;
+    BuildAhead& operator=(const BuildAhead&) = delete;
+    ~BuildAhead() { stop(); }
+
+    // Stops what is still building and says what was built.
+    void finish(std::ostream& out, const std::string& prefix) {
+        if (!m_thread.joinable())
+            return;
+        stop();
+        out << prefix << "built ahead while its guests ran: ";
+        for (size_t i = 0; i < m_shas.size(); ++i)
+            out << (i ? ", " : "") << util::short_sha(m_shas[i])
+                << (i < m_built ? "" : " (not built)");
+        out << " in " << util::format_duration(m_seconds, util::DurationStyle::progress)
+            << (m_error.empty() ? "" : ": " + m_error) << "\n"
+            << std::flush;
+    }
+
+private:
+    void stop() {
+        m_stop = true;
+        if (m_thread.joinable())
+            m_thread.join();
+    }
+
+    std::vector<std::string> m_shas;
+    std::atomic<bool> m_stop{false};
+    std::thread m_thread;
+    size_t m_built = 0; // written by the thread, read after the join
+    double m_seconds = 0;
+    std::string m_error;
+};
+
+} // namespace
+
+Expected<Measured> measure(Context& context, const StepRequest& request, const StepIo& io,
+                           const std::vector<std::string>& ahead) {
     Measured measured;
     auto prepared = RIG_TRY(prepare_step(context, request, io, measured));
     if (!prepared)
         return measured;
     Boot boot{prepared->target, *prepared->build.artifact, prepared->initrd, prepared->prefix};
     std::vector<Measuring> steps{{request, boot, measured, prepared->next_repetition}};
+    BuildAhead builds(context, ahead, io.interrupted);
     RIG_TRY(sample_until_decided(context, io, steps));
+    builds.finish(io.out, prepared->prefix);
     RIG_TRY(finish_step(context, steps.front(), io));
     return measured;
 }

@@ -100,8 +100,11 @@ Expected<void> sample_until_decided(Context& context, const StepIo& io,
                                     std::vector<Measuring>& steps);
 
 // Builds the commit (a cache hit when a killed bisect already built it), then samples it
-// until the policy decides, reusing the samples of this step stored before a kill.
-Expected<Measured> measure(Context& context, const StepRequest& request, const StepIo& io);
+// until the policy decides, reusing the samples of this step stored before a kill. While
+// its guests run, the commits of `ahead` are built one after another on another thread
+// (CommitBuilder::build_ahead), and the step waits for them before it returns.
+Expected<Measured> measure(Context& context, const StepRequest& request, const StepIo& io,
+                           const std::vector<std::string>& ahead = {});
 // A measured step, or the finished step of the same role and commit stored before a resume.
 Expected<Measured> measure_once(Context& context, const StepRequest& request, const StepIo& io);
 

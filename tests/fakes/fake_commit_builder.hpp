@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,14 +28,20 @@ public:
     Expected<kernel::ConfigResult> configure(const kernel::GitRequest& request,
                                              std::ostream& out) override;
     Expected<std::filesystem::path> initramfs(const kernel::Artifact& artifact) override;
+    // Charges the build as a first build() would, on the caller's thread.
+    Expected<void> build_ahead(const kernel::GitRequest& request, int jobs,
+                               const std::atomic<bool>& interrupted) override;
 
     std::set<std::string> broken;   // commits that fail to build
     std::vector<std::string> built; // each commit asked for, in order
+    std::vector<std::string> ahead; // each commit built ahead, in order
     // What a model of a host charges (tests/bench/bisect-model), in real time: a commit's
     // first build (later ones are cache hits), and every step's preparation (checkout,
     // initramfs, rig's own work).
     std::chrono::milliseconds build_cost{0};
     std::chrono::milliseconds step_cost{0};
+    // A build ahead's cost; build_cost unless set.
+    std::optional<std::chrono::milliseconds> ahead_cost;
     // Builds already paid for: cache hits from the start (a GOOD the suites built before).
     std::set<std::string> charged;
     int steps_prepared = 0; // initramfs() calls: one a step
@@ -42,6 +50,8 @@ public:
     static std::string commit_of(const std::filesystem::path& boot_image);
 
 private:
+    // charged and ahead, which build_ahead's thread writes too.
+    std::mutex m_mutex;
     std::filesystem::path m_dir;
     int m_configs = 0;
 };

@@ -112,6 +112,38 @@ struct Driver {
         };
     }
 
+    // Guests of `lasting` that count guest.count 100 from commit `first_bad` on and 10
+    // before it; with `fail`, those from `first_bad` on fail their workload too. The fake
+    // builds report a millisecond (their build_cost): 20 ms guests outlast two of them.
+    std::function<GuestScript(const vm::GuestSpec&)>
+    counting_from(int first_bad, bool fail = false, milliseconds lasting = milliseconds(20)) {
+        std::set<std::string> bad(commits.begin() + first_bad, commits.end());
+        return [bad, fail, lasting](const vm::GuestSpec& spec) {
+            const bool regressed = bad.count(FakeCommitBuilder::commit_of(spec.kernel)) > 0;
+            GuestScript script;
+            script.hello(milliseconds(0))
+                .workload(milliseconds(1), lasting, fail && regressed ? 1 : 0)
+                .channel(lasting, std::string("metric guest.count ") + (regressed ? "100" : "10") +
+                                      " requests")
+                .done(lasting)
+                .exit(lasting + milliseconds(5), 0);
+            return script;
+        };
+    }
+
+    // A metric bisect of the whole history on `hypervisor`'s guests, which finds and
+    // verifies `first_bad`.
+    void expect_count_culprit(vm::Hypervisor& hypervisor, int first_bad) {
+        bisect::StartOptions start = options(0, static_cast<int>(commits.size()) - 1);
+        start.criterion = "metric:guest.count:+50%";
+        auto id = bisect::create_bisect(start, *db, settings);
+        ASSERT_TRUE(id) << id.error().message;
+        auto status = run(*id, hypervisor);
+        ASSERT_TRUE(status) << status.error().message;
+        EXPECT_EQ(*status, core::BisectStatus::culprit) << out.str();
+        EXPECT_EQ(db->bisect(*id).value()->culprit, commits[first_bad]);
+    }
+
     Expected<core::BisectStatus> run(int64_t id, vm::Hypervisor& hypervisor) {
         return bisect::run_bisect(id, *db, hypervisor, settings, interrupted, out);
     }
@@ -406,4 +438,74 @@ TEST(BisectDriver, AnInterruptedMultisectionResumesWithoutRedoingAStep) {
     ASSERT_TRUE(id) << id.error().message;
     // Ctrl-C in the second round: the endpoints took 2 + 6 guests, the first round 6.
     driver.expect_resumed(*id, 17, 17);
+}
+
+// Under a metric criterion the driver builds, while a commit's guests run, the commits it
+// may test next; each commit the bisect proper tests after its first step was built
+// ahead. A duration or functional bisect builds nothing ahead (a build beside its guests
+// would move its verdicts), nor does --no-build-ahead.
+TEST(BisectDriver, AMetricBisectBuildsTheNextCommitsWhileTheGuestsRun) {
+    for (const char* criterion : {"metric:guest.count:+50%", "errors"})
+        for (bool ahead : {true, false}) {
+            SCOPED_TRACE(std::string(criterion) + (ahead ? "" : " --no-build-ahead"));
+            Driver d(17);
+            bisect::StartOptions start = d.options(0, 16);
+            start.criterion = criterion;
+            start.build_ahead = ahead;
+            const int first_bad = 11;
+            FakeHypervisor hypervisor(
+                d.counting_from(first_bad, std::string(criterion) == "errors"));
+            auto id = bisect::create_bisect(start, *d.db, d.settings);
+            ASSERT_TRUE(id) << id.error().message;
+            auto status = d.run(*id, hypervisor);
+            ASSERT_TRUE(status) << status.error().message;
+            EXPECT_EQ(*status, core::BisectStatus::culprit) << d.out.str();
+            EXPECT_EQ(d.db->bisect(*id).value()->culprit, d.commits[first_bad]);
+            const bool metric = std::string(criterion) != "errors";
+            if (!metric || !ahead) {
+                EXPECT_TRUE(d.builder.ahead.empty());
+                continue;
+            }
+            std::vector<std::string> tested;
+            const auto steps = d.db->bisect_steps(*id).value();
+            for (const auto& step : steps)
+                if (step.role == core::StepRole::bisect)
+                    tested.push_back(step.commit);
+            ASSERT_GE(tested.size(), 3u);
+            const std::set<std::string> built(d.builder.ahead.begin(), d.builder.ahead.end());
+            for (size_t i = 1; i < tested.size(); ++i)
+                EXPECT_TRUE(built.count(tested[i])) << tested[i] << " was not built ahead";
+            EXPECT_NE(d.out.str().find("built ahead while its guests ran: "), std::string::npos)
+                << d.out.str();
+        }
+}
+
+// Builds ahead that outlast the step's guests are stopped when the guests are done, and
+// the step goes on: the bisect ends as it would without them.
+TEST(BisectDriver, BuildsAheadThatOutlastTheGuestsAreStopped) {
+    Driver d(9);
+    d.builder.ahead_cost = milliseconds(300);
+    FakeHypervisor hypervisor(d.counting_from(5));
+    d.expect_count_culprit(hypervisor, 5);
+    EXPECT_FALSE(d.builder.ahead.empty());
+    EXPECT_NE(d.out.str().find("(not built)"), std::string::npos) << d.out.str();
+}
+
+// Builds ahead take only cores no guest takes, and only where the guests outlast two
+// builds: a host whose one core the guest takes builds nothing ahead, nor do guests that
+// end before a build would.
+TEST(BisectDriver, GuestsShorterThanTwoBuildsBuildNothingAhead) {
+    Driver d(9);
+    d.builder.build_cost = milliseconds(30);
+    FakeHypervisor hypervisor(d.counting_from(5));
+    d.expect_count_culprit(hypervisor, 5);
+    EXPECT_TRUE(d.builder.ahead.empty());
+}
+
+TEST(BisectDriver, AHostWithoutASpareCoreBuildsNothingAhead) {
+    Driver d(9);
+    FakeHypervisor hypervisor(d.counting_from(5));
+    hypervisor.set_host_cpus({{0, 0, 0, 0}});
+    d.expect_count_culprit(hypervisor, 5);
+    EXPECT_TRUE(d.builder.ahead.empty());
 }

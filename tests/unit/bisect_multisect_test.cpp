@@ -9,6 +9,7 @@
 #include "git_run.hpp"
 #include "temp_dir.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
@@ -221,4 +222,69 @@ TEST(Multisection, NamesTheCulpritAcrossMergesWithGitsOwnBisect) {
         steps += hunt_steps;
     }
     EXPECT_LT(rounds, steps);
+}
+
+// What a bisect builds while a commit's guests run: the commits it may test next on either
+// verdict. Over the fake history's choices for every culprit in ranges of 2 to 40 commits,
+// and git's own on a line of 20, the next commit tested is always one of them.
+TEST(Multisection, TheCommitsBuiltAheadAreTheOnesTestedNext) {
+    EXPECT_EQ(bisect::next_after(line(10), "c5"),
+              (std::vector<std::string>{"c3", "c8", "c2", "c7"}))
+        << "bad: the halfway commits of c1..c5; good: of c6..c10; each side's in turn";
+    EXPECT_EQ(bisect::next_after(line(2), "c1"), std::vector<std::string>{})
+        << "either verdict ends the bisect";
+    EXPECT_TRUE(bisect::next_after(line(10), "z").empty());
+    int steps = 0, hits = 0;
+    size_t built = 0;
+    // Steps a bisect of `culprit` takes from `history`'s start, counting how often the next
+    // commit was built ahead.
+    auto hunt_ahead = [&](bisect::History& history, const std::string& good, const std::string& bad,
+                          const std::function<bool(const std::string&)>& is_bad) {
+        bisect::GitState state = history.start(bad, good).value();
+        while (!state.done) {
+            const auto ahead = bisect::next_after(history.remaining().value(), state.next);
+            state =
+                history
+                    .mark(is_bad(state.next) ? core::Verdict::bad : core::Verdict::good, state.next)
+                    .value();
+            if (state.done)
+                break;
+            ++steps;
+            built += ahead.size();
+            hits += std::find(ahead.begin(), ahead.end(), state.next) != ahead.end();
+        }
+    };
+    for (int n = 2; n <= 40; ++n)
+        for (int culprit = 1; culprit <= n; ++culprit) {
+            test::FakeGitHistory fake(n + 1);
+            const auto commits = fake.commits();
+            auto history = fake.open();
+            hunt_ahead(*history, commits.front(), commits.back(), [&](const std::string& sha) {
+                return std::find(commits.begin(), commits.end(), sha) - commits.begin() >= culprit;
+            });
+        }
+    EXPECT_GT(steps, 1000);
+    EXPECT_EQ(hits, steps) << "a next commit of the fake history's that was not built ahead";
+    // git's own bisect, on a line of 20 commits and every culprit.
+    test::TempDir dir;
+    const fs::path repo = dir.path() / "linux";
+    fs::create_directories(repo);
+    test::git(repo, {"init", "-q", "-b", "master"});
+    std::vector<std::string> commits;
+    for (int i = 0; i <= 20; ++i) {
+        std::ofstream(repo / "f") << i;
+        test::git(repo, {"add", "."});
+        test::git(repo, {"commit", "-q", "-m", "commit " + std::to_string(i)});
+        commits.push_back(test::git(repo, {"rev-parse", "HEAD"}));
+    }
+    auto history = bisect::GitBisect::open_history(dir.path() / "bisect", repo).value();
+    steps = hits = 0;
+    built = 0;
+    for (int culprit = 1; culprit <= 20; ++culprit)
+        hunt_ahead(*history, commits.front(), commits.back(), [&](const std::string& sha) {
+            return std::find(commits.begin(), commits.end(), sha) - commits.begin() >= culprit;
+        });
+    EXPECT_GT(steps, 40);
+    EXPECT_EQ(hits, steps) << "a next commit of git's that was not built ahead";
+    EXPECT_LE(built, 4u * static_cast<size_t>(steps)) << "two a verdict at most";
 }

@@ -627,6 +627,7 @@ TEST(BisectSettings, EveryFieldOfTheListRoundTripsAsJson) {
     options.verify_revert = true;
     options.jobs = 2;
     options.multisection = true;
+    options.build_ahead = false;
     options.series = true;
     options.good_config = "base,release";
     options.bad_config = "/x/bad.config";
