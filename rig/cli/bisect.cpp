@@ -128,10 +128,10 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
     start->add_flag("--multisection", s.multisection,
                     "with --jobs K, test K commits of the range at once, at its K-quantiles: "
                     "about log_(K+1) N rounds instead of log2 N steps, for K builds a round");
-    start->add_flag("!--no-build-ahead", s.build_ahead,
-                    "a metric bisect builds the commits it may test next while a step's guests "
-                    "run, on cores no guest takes (counts do not move with the host's load); "
-                    "this turns it off");
+    start->add_flag_callback(
+        "--no-build-ahead", [&s] { s.build_ahead = false; },
+        "a metric bisect builds the commits it may test next while a step's guests run, on "
+        "cores no guest takes (counts do not move with the host's load); this turns it off");
     start->callback([&options] { options.action = BisectAction::start; });
 
     auto* resume = bisect->add_subcommand("resume", "carry on with a stopped or killed bisect");
