@@ -72,6 +72,7 @@ std::vector<std::string> midpoints(const Remaining& left) {
     const std::set<std::string> skipped(left.skipped.begin(), left.skipped.end());
     const std::vector<size_t> counts = ancestor_counts(left);
     const size_t n = left.commits.size();
+    auto score = [&](size_t i) { return std::min(counts[i], n - counts[i]); };
     std::vector<std::string> halfway;
     std::optional<size_t> best;
     for (size_t i = 0; i < n; ++i) {
@@ -81,7 +82,6 @@ std::vector<std::string> midpoints(const Remaining& left) {
         const size_t twice = 2 * counts[i];
         if (twice + 1 >= n && twice <= n + 1)
             halfway.push_back(sha);
-        auto score = [&](size_t k) { return std::min(counts[k], n - std::min(n, counts[k])); };
         if (!best || score(i) > score(*best))
             best = i;
     }

@@ -64,6 +64,13 @@ Expected<bool> cell_matches(const Cell& cell, std::string_view filter) {
     return match;
 }
 
+bool cell_matches_any(const Cell& cell, const std::vector<std::string>& filters) {
+    return filters.empty() ||
+           std::any_of(filters.begin(), filters.end(), [&](const std::string& filter) {
+               return cell_matches(cell, filter).value_or(false);
+           });
+}
+
 namespace {
 
 std::string config_label(const Kernel& kernel, const std::map<std::string, std::string>& params) {

@@ -42,6 +42,9 @@ struct Cell {
 // or KEY=VALUE[,KEY=VALUE...] on kernel, config, cell or an axis, every pair matching. A
 // pair without '=' is a usage error.
 Expected<bool> cell_matches(const Cell& cell, std::string_view filter);
+// Whether `cell` matches one of `filters` (any cell when there are none); a filter that is
+// not well formed matches nothing, so callers refuse one with cell_matches first.
+bool cell_matches_any(const Cell& cell, const std::vector<std::string>& filters);
 
 // Fills id, key, canonical, config and fragments from kernel, params and the scenario.
 Cell make_cell(const Scenario& scenario, size_t kernel, std::map<std::string, std::string> params);

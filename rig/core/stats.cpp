@@ -59,12 +59,8 @@ double quantile(const std::vector<double>& sorted, double p) {
     return interpolate(sorted.size(), p, [&](size_t i) { return sorted[i]; });
 }
 
-Summary summarize(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    Distribution distribution;
-    for (double value : values)
-        distribution.add(value);
-    return summarize(distribution);
+Summary summarize(const std::vector<double>& values) {
+    return summarize(Distribution(values));
 }
 
 Summary summarize(const Distribution& values) {

@@ -58,7 +58,7 @@ private:
 
 // Quartiles by linear interpolation between order statistics (R's type 7). Both forms
 // give the same figures for the same values, to the last bit: sums run in ascending order.
-Summary summarize(std::vector<double> values);
+Summary summarize(const std::vector<double>& values);
 Summary summarize(const Distribution& values);
 double quantile(const std::vector<double>& sorted, double p);
 

@@ -55,12 +55,8 @@ Expected<void> check_keys(const std::vector<CellResult>& cells, const Selection&
 }
 
 bool selected(const CellResult& result, const Selection& selection) {
-    if (!selection.cells.empty() &&
-        std::none_of(selection.cells.begin(), selection.cells.end(),
-                     [&](const std::string& filter) {
-                         // check_keys has refused a filter that is not well formed.
-                         return core::cell_matches(result.cell, filter).value_or(false);
-                     }))
+    // check_keys has refused a filter that is not well formed.
+    if (!core::cell_matches_any(result.cell, selection.cells))
         return false;
     // Values of one key are alternatives; different keys must all match.
     std::map<std::string, bool> matched;

@@ -98,9 +98,7 @@ template <class E>
 Expected<void> read_word(Impl& db, const char* table, const Statement& row, int column, E& out) {
     if (parse_word(row.text(column), out))
         return {};
-    return tl::unexpected(db.error(table, std::string("unknown ") +
-                                              sqlite3_column_name(row.handle(), column) + " '" +
-                                              row.text(column) + "'"));
+    return tl::unexpected(unknown_word(db, table, row, column));
 }
 
 } // namespace

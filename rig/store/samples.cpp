@@ -159,10 +159,8 @@ Expected<void> sample_rows(Impl& db, const std::function<void(const SampleRow&)>
                     unknown = column;
             });
             if (unknown)
-                return tl::unexpected(db.error(
-                    "samples of run " + std::to_string(facts.run_id),
-                    "unknown " + std::string(sqlite3_column_name(select.handle(), *unknown)) +
-                        " '" + select.text(*unknown) + "'"));
+                return tl::unexpected(unknown_word(
+                    db, "samples of run " + std::to_string(facts.run_id), select, *unknown));
             facts.metrics.clear();
         }
         if (sqlite3_column_type(select.handle(), first_metric) != SQLITE_NULL)

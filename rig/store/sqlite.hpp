@@ -301,6 +301,12 @@ template <class T> bool read_column(const Statement& row, int column, T& member)
     return true;
 }
 
+// A column that holds none of its enum's words, named with its text and `what`.
+inline Error unknown_word(const Impl& db, std::string_view what, const Statement& row, int column) {
+    return db.error(what, std::string("unknown ") + sqlite3_column_name(row.handle(), column) +
+                              " '" + row.text(column) + "'");
+}
+
 // Reads the record's columns from column `first` on, in the list's order; an enum column
 // that holds none of its words is an error naming the column, the word and `what`.
 template <class Record>
@@ -314,9 +320,7 @@ Expected<void> read_fields(Impl& db, const std::string& what, const Statement& r
         ++column;
     });
     if (unknown)
-        return tl::unexpected(db.error(what, std::string("unknown ") +
-                                                 sqlite3_column_name(row.handle(), *unknown) +
-                                                 " '" + row.text(*unknown) + "'"));
+        return tl::unexpected(unknown_word(db, what, row, *unknown));
     return {};
 }
 

@@ -33,7 +33,8 @@ std::optional<std::string> screen(const bisect::Criterion& criterion,
                                   const std::vector<core::Sample>& head);
 
 // A duration or metric criterion's values in the samples that ran to their end (ok, or
-// errors): what the screen compares and what the history draws.
+// errors): what the screen compares (the history draws the same values, as the database's
+// per-cell aggregates keep them: core::figure_values).
 std::vector<double> values(const bisect::Criterion& criterion,
                            const std::vector<core::Sample>& samples);
 

@@ -58,13 +58,6 @@ std::optional<size_t> figure_index(const std::vector<bisect::Criterion>& figures
     return std::nullopt;
 }
 
-bool wanted(const core::Cell& cell, const std::vector<std::string>& filters) {
-    return filters.empty() ||
-           std::any_of(filters.begin(), filters.end(), [&](const std::string& filter) {
-               return core::cell_matches(cell, filter).value_or(false);
-           });
-}
-
 } // namespace
 
 Expected<report::History> load_history(const core::Scenario& scenario, store::Database& db,
@@ -94,7 +87,7 @@ Expected<report::History> load_history(const core::Scenario& scenario, store::Da
         std::map<std::string, std::string> key_of;
         const std::vector<core::Cell> run_cells = RIG_TRY(db.cells(run));
         for (const core::Cell& cell : run_cells)
-            if (sampled.count(cell.id) && wanted(cell, cells)) {
+            if (sampled.count(cell.id) && core::cell_matches_any(cell, cells)) {
                 by_key.emplace(cell.key, &cell);
                 key_of[cell.id] = cell.key;
             }
