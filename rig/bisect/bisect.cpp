@@ -295,10 +295,11 @@ bool builds_ahead_pay(const Context& context) {
 // What to build while `sha`'s guests run: the commits it may test next on either verdict.
 // Only under a metric criterion, whose exact counts a build beside the guests cannot move
 // (a duration would be slowed, a functional verdict's timeouts come nearer), only on cores
-// no guest takes, and only where the guests outlast the builds.
+// no guest takes, and only where the guests outlast the builds (unless --build-ahead).
 Expected<std::vector<std::string>> ahead_of(const Context& context, const std::string& sha) {
     if (!context.options.build_ahead || context.criterion.kind != CriterionKind::metric ||
-        context.spare_cpus < 1 || !builds_ahead_pay(context))
+        context.spare_cpus < 1 ||
+        !(context.options.build_ahead_always || builds_ahead_pay(context)))
         return std::vector<std::string>{};
     return next_after(RIG_TRY(context.history->remaining()), sha);
 }

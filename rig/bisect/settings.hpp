@@ -35,6 +35,10 @@ struct StartOptions {
     // A metric bisect builds the commits it may test next while a step's guests run
     // (bisect/multisect.hpp next_after): counts do not move with the host's load.
     bool build_ahead = true;
+    // And also where a step's guests are shorter than two builds (bisect.cpp
+    // builds_ahead_pay): a host whose spare cores would sit idle loses only a build that
+    // is stopped part way.
+    bool build_ahead_always = false;
     // Over the patches of the kernel's posted series (its `series:`), on the cell with the
     // series applied: GOOD is the base, BAD the last patch; good and bad are not given.
     bool series = false;
@@ -68,6 +72,7 @@ void fields(Options& options, Visit&& visit) {
     visit("jobs", options.jobs);
     visit("multisection", options.multisection);
     visit("build_ahead", options.build_ahead);
+    visit("build_ahead_always", options.build_ahead_always);
     visit("series", options.series);
     visit("good_config", options.good_config);
     visit("bad_config", options.bad_config);

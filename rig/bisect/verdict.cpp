@@ -106,12 +106,21 @@ Expected<Criterion> parse_criterion(std::string_view text) {
         }
         return criterion;
     }
+    // `output` is the outcome wrong-output: what the workload produced is not what it
+    // should be (run/outputs.hpp).
+    if (text == "output") {
+        criterion.kind = CriterionKind::outcome;
+        criterion.pattern = "wrong-output";
+        return criterion;
+    }
     if (text.rfind("outcome:", 0) == 0) {
         criterion.kind = CriterionKind::outcome;
         criterion.pattern = std::string(text.substr(8));
-        if (criterion.pattern != "panic" && criterion.pattern != "hang")
-            return fail(ErrorKind::usage, "criterion " + std::string(text) +
-                                              ": expected outcome:panic or outcome:hang");
+        if (criterion.pattern != "panic" && criterion.pattern != "hang" &&
+            criterion.pattern != "wrong-output")
+            return fail(ErrorKind::usage,
+                        "criterion " + std::string(text) +
+                            ": expected outcome:panic, outcome:hang or outcome:wrong-output");
         return criterion;
     }
     if (text == "duration" || text.rfind("duration:", 0) == 0) {
@@ -137,7 +146,8 @@ Expected<Criterion> parse_criterion(std::string_view text) {
         return parse_metric(text);
     return fail(ErrorKind::usage,
                 "unknown criterion '" + std::string(text) +
-                    "': use errors, signature:REGEX, duration[:+N%] or metric:NAME[:+N%|:-N%]");
+                    "': use errors, signature:REGEX, duration[:+N%], metric:NAME[:+N%|:-N%], "
+                    "output or outcome:panic|hang");
 }
 
 std::string_view to_string(SampleClass value) {
@@ -183,6 +193,8 @@ std::string_view broken_class(core::Outcome outcome) {
     case core::Outcome::console_silence:
     case core::Outcome::time_limit:
         return "hang";
+    case core::Outcome::wrong_output:
+        return "wrong-output";
     default:
         return "";
     }

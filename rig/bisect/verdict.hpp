@@ -23,13 +23,14 @@ enum class CriterionKind {
     signature, // an error line matching a regular expression
     duration,  // the workload's guest-measured time
     metric,    // one of the sample's metrics, such as a count of 9p requests
-    outcome,   // the guest panicked (outcome:panic) or hung (outcome:hang)
+    outcome,   // the guest panicked (outcome:panic), hung (outcome:hang) or produced wrong
+               // output (output, outcome:wrong-output)
 };
 
 struct Criterion {
     CriterionKind kind = CriterionKind::errors;
     std::string pattern;     // signature: ECMAScript regex, matched against line and signature;
-                             // outcome: "panic" or "hang"
+                             // outcome: "panic", "hang" or "wrong-output"
     double threshold = 0.10; // duration: bad is at least this much slower than good
     std::string metric;      // metric: the metric's name, as samples store it
     // metric: bad against good, signed (+0.5: at least 50% higher, -0.2: at least 20%
@@ -39,8 +40,8 @@ struct Criterion {
 };
 
 // "errors", "signature:REGEX", "duration", "duration:+N%", "metric:NAME",
-// "metric:NAME:+N%" / "metric:NAME:-N%", "outcome:panic" or "outcome:hang". Usage errors
-// name the text.
+// "metric:NAME:+N%" / "metric:NAME:-N%", "output" (outcome:wrong-output), "outcome:panic"
+// or "outcome:hang". Usage errors name the text.
 Expected<Criterion> parse_criterion(std::string_view text);
 
 // What one sample tells about its commit.
@@ -55,12 +56,12 @@ enum class SampleClass {
 };
 std::string_view to_string(SampleClass value);
 
-// Boot failures and hangs (a panic, a boot or workload timeout, silence, a job's time
-// limit): no criterion of rig's asks about them, except a signature criterion whose
-// pattern matches what the guest printed.
+// Boot failures, hangs (a panic, a boot or workload timeout, silence, a job's time limit)
+// and wrong output: only an outcome criterion asks about them, or a signature criterion
+// whose pattern matches what the guest printed.
 bool broken(const core::Sample& sample);
-// The outcome criterion's classes: "panic" (a kernel panic) and "hang" (a boot or workload
-// timeout, silence, a job's time limit); "" for an outcome that is neither.
+// The outcome criterion's classes: "panic" (a kernel panic), "hang" (a boot or workload
+// timeout, silence, a job's time limit) and "wrong-output"; "" for any other outcome.
 std::string_view broken_class(core::Outcome outcome);
 // The family of a failed sample that printed no error line saying what failed: a failure
 // all the same.

@@ -88,7 +88,8 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
         "--criterion", s.criterion,
         "errors (the bad endpoint's error families, held against GOOD's), signature:REGEX, "
         "duration[:+N%] (default threshold +10%), metric:NAME[:+N%|:-N%] "
-        "(a sample metric such as 9p.work.getattr), or outcome:panic / outcome:hang "
+        "(a sample metric such as 9p.work.getattr), output (the workload's outputs are not "
+        "what they should be: outcome wrong-output), or outcome:panic / outcome:hang "
         "(default errors)");
     start
         ->add_option("--samples", s.samples,
@@ -128,10 +129,16 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
     start->add_flag("--multisection", s.multisection,
                     "with --jobs K, test K commits of the range at once, at its K-quantiles: "
                     "about log_(K+1) N rounds instead of log2 N steps, for K builds a round");
-    start->add_flag_callback(
+    auto* no_ahead = start->add_flag_callback(
         "--no-build-ahead", [&s] { s.build_ahead = false; },
         "a metric bisect builds the commits it may test next while a step's guests run, on "
-        "cores no guest takes (counts do not move with the host's load); this turns it off");
+        "cores no guest takes (counts do not move with the host's load), where the guests "
+        "outlast two builds; this turns it off");
+    start
+        ->add_flag("--build-ahead", s.build_ahead_always,
+                   "build ahead also where the guests are shorter than two builds: on a host "
+                   "whose spare cores sit idle, a build stopped part way costs nothing else")
+        ->excludes(no_ahead);
     start->callback([&options] { options.action = BisectAction::start; });
 
     auto* resume = bisect->add_subcommand("resume", "carry on with a stopped or killed bisect");

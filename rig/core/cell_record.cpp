@@ -12,7 +12,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(KernelSource, {{KernelSource::debian, "debian"},
 NLOHMANN_JSON_SERIALIZE_ENUM(WorkloadKind, {{WorkloadKind::generate, "generate"},
                                             {WorkloadKind::tree, "tree"},
                                             {WorkloadKind::command, "command"},
-                                            {WorkloadKind::module, "module"}})
+                                            {WorkloadKind::module, "module"},
+                                            {WorkloadKind::readback, "readback"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(Accel, {{Accel::auto_detect, "auto"},
                                      {Accel::kvm, "kvm"},
                                      {Accel::tcg, "tcg"}})
@@ -23,8 +24,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Kernel, name, source, package, f
                                                 series, loc, path)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GenerateParams, units, headers, functions)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkloadPhase, name, command)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ReadbackParams, files, bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Workload, kind, generate, tree, command, phases,
-                                                module, module_params)
+                                                module, module_params, readback, outputs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Guest, memory_mib, cpus, accel, count_9p,
                                                 scratch_bytes, host_paths, share_limit, profile)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Cell, id, key, kernel, kernel_name, params, config,

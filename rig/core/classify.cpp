@@ -36,6 +36,9 @@ Outcome classify(const SampleFacts& facts) {
         return facts.hello ? Outcome::workload_failed : Outcome::infra_error;
     if (facts.workload_exit != 0)
         return Outcome::workload_failed;
+    // Wrong data with or without error lines: the lines may be its consequence.
+    if (facts.wrong_outputs > 0)
+        return Outcome::wrong_output;
     return facts.error_lines > 0 ? Outcome::errors : Outcome::ok;
 }
 

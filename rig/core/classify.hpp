@@ -37,6 +37,7 @@ struct SampleFacts {
     int workload_exit = 0;
     bool panic_on_console = false; // "Kernel panic" printed
     int error_lines = 0;
+    int wrong_outputs = 0; // files whose content is not what it should be (run/outputs.hpp)
 };
 
 Outcome classify(const SampleFacts& facts);

@@ -11,7 +11,7 @@ namespace rig::core {
 
 namespace {
 
-constexpr std::array<std::pair<Outcome, std::string_view>, 12> k_outcomes{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 13> k_outcomes{{
     {Outcome::ok, "ok"},
     {Outcome::errors, "errors"},
     {Outcome::workload_failed, "workload-failed"},
@@ -24,6 +24,7 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 12> k_outcomes{{
     {Outcome::build_failed, "build-failed"},
     {Outcome::time_limit, "time-limit"},
     {Outcome::disk_quota, "disk-quota"},
+    {Outcome::wrong_output, "wrong-output"},
 }};
 
 } // namespace
@@ -36,7 +37,7 @@ std::string_view to_string(Outcome outcome) {
 }
 
 bool measured(Outcome outcome) {
-    return outcome == Outcome::ok || outcome == Outcome::errors;
+    return outcome == Outcome::ok || outcome == Outcome::errors || outcome == Outcome::wrong_output;
 }
 
 std::string_view unit_of(Figure figure) {

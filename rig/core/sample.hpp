@@ -29,12 +29,17 @@ enum class Outcome {
     time_limit,      // a batch job's time limit (slurm.time) ended the sample before its own
                      // timeouts did: a hang, as far as the job can tell
     disk_quota,      // the workload filled its share's cap (guest.share_limit): guest stopped
+    // The workload ended, but what it produced is not what it should be: the guest's view
+    // of its outputs differs from the share's on the host, or known content written on one
+    // side read back changed on the other (run/outputs.hpp). Nothing need have erred.
+    wrong_output,
 };
 
 std::string_view to_string(Outcome outcome);
-// Whether the workload ran to its end: ok, or errors (the compile finished with error
-// lines, as seed 004's "several errors (compilation completed)"). Durations and metrics
-// count only such samples: a workload stopped part way would mix its counts with whole ones.
+// Whether the workload ran to its end: ok, errors (the compile finished with error lines,
+// as seed 004's "several errors (compilation completed)") or wrong-output. Durations and
+// metrics count only such samples: a workload stopped part way would mix its counts with
+// whole ones.
 bool measured(Outcome outcome);
 std::optional<Outcome> parse_outcome(std::string_view text);
 

@@ -112,6 +112,9 @@ std::string Workload::canonical() const {
             steps +=
                 phase.name + ":" + std::to_string(phase.command.size()) + ":" + phase.command + ";";
     }
+    // Only when given, so that the ids of scenarios written before outputs stay.
+    if (!outputs.empty())
+        steps += ";outputs=" + util::join(outputs, ",");
     switch (kind) {
     case WorkloadKind::generate:
         return "generate:units=" + std::to_string(generate.units) +
@@ -127,8 +130,40 @@ std::string Workload::canonical() const {
             out += name + "=" + value + ",";
         return out;
     }
+    case WorkloadKind::readback:
+        return "readback:files=" + std::to_string(readback.files) +
+               ",bytes=" + std::to_string(readback.bytes) + ";" + steps;
     }
     return {};
+}
+
+std::vector<std::string> output_globs(const Workload& workload) {
+    if (!workload.outputs.empty())
+        return workload.outputs;
+    switch (workload.kind) {
+    case WorkloadKind::generate:
+        return {"prog", "*.o", "units/*.o"};
+    case WorkloadKind::readback:
+        return {"readback/*"};
+    default:
+        return {};
+    }
+}
+
+bool is_output_glob(std::string_view glob) {
+    if (glob.empty() || glob.size() > 200 || glob.front() == '/' ||
+        glob.find("..") != std::string_view::npos)
+        return false;
+    for (char c : glob)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '*' || c == '?' || c == '/' || c == '-'))
+            return false;
+    // The shell's `.*` and `.?` match `..`: a dot file is named, not matched.
+    for (const std::string& part : util::split(std::string(glob), '/'))
+        if (part.empty() || part == "." ||
+            (part.front() == '.' && part.find_first_of("*?") != std::string::npos))
+            return false;
+    return true;
 }
 
 std::string Guest::canonical() const {

@@ -75,13 +75,22 @@ struct Rule {
 };
 
 // module: an out-of-tree kernel module built against each cell's kernel and loaded by
-// the guest agent; its printk output is the workload's output.
-enum class WorkloadKind { generate, tree, command, module };
+// the guest agent; its printk output is the workload's output. readback: files of known
+// content written on each side of the share and read back on the other.
+enum class WorkloadKind { generate, tree, command, module, readback };
 
 struct GenerateParams {
     int units = 40;     // translation units
     int headers = 3;    // shared headers every unit includes
     int functions = 20; // functions per unit
+};
+
+// A readback workload (workload/readback.hpp): the guest writes `files` files of about
+// `bytes` each through the share, the host as many before the sample; each side's are
+// checked on the other.
+struct ReadbackParams {
+    int files = 8;
+    uint64_t bytes = 256 * 1024; // rounded up to whole lines
 };
 
 // One step of a workload, timed and counted on its own: a cold build, a no-op rebuild
@@ -107,8 +116,22 @@ struct Workload {
     // value), passed to insmod in this order.
     std::string module;
     std::vector<std::pair<std::string, std::string>> module_params;
+    ReadbackParams readback;
+    // Shell globs, relative to the share, of what the workload produces: hashed by the
+    // guest through its caches and on the server's side after the sample (run/outputs.hpp).
+    // Empty: the kind's own (output_globs).
+    std::vector<std::string> outputs;
     std::string canonical() const;
 };
+
+// What a workload's outputs are checked by: its `outputs`, else its kind's (the generated
+// project's objects and program, the readback files), else nothing.
+std::vector<std::string> output_globs(const Workload& workload);
+
+// A glob of `outputs`: 1 to 200 of [A-Za-z0-9_.*?/-], relative, no '..', no empty or '.'
+// component and no wildcard in one that starts with '.', so that it is a safe word of the
+// agent's shell and matches only beneath the share.
+bool is_output_glob(std::string_view glob);
 
 // The accelerator a scenario asks for (`guest: {accel: ...}`); auto lets the host decide.
 enum class Accel { auto_detect, kvm, tcg };

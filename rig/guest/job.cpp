@@ -78,6 +78,13 @@ Expected<std::string> job_file(const Job& job) {
         RIG_TRY(add("PROFILE", util::join(job.profile_globs, " ")));
         RIG_TRY(add("PROFILE_MAX", std::to_string(core::k_max_profiled_functions)));
     }
+    if (!job.outputs.empty()) {
+        // The agent expands them in its shell, word by word, and checks each again.
+        for (const std::string& glob : job.outputs)
+            if (!core::is_output_glob(glob))
+                return fail(ErrorKind::config, "outputs glob '" + glob + "' is not one glob");
+        RIG_TRY(add("OUTPUTS", util::join(job.outputs, " ")));
+    }
     if (!job.module.empty()) {
         RIG_TRY(add("MODULE", std::string("/") + k_module_archive_path));
         // Kbuild names the .ko after the module, which rmmod takes.

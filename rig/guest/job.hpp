@@ -48,6 +48,9 @@ struct Job {
     bool scratch = false;
     // Globs of the kernel functions whose calls the agent counts (core/profile.hpp).
     std::vector<std::string> profile_globs;
+    // Globs of what the workload produces (core::output_globs): the agent hashes them
+    // through its caches after the workload, and a fuse cell's daemon's source too.
+    std::vector<std::string> outputs;
     // A module workload: the built module (its bytes go into the job archive) and its
     // parameters, which the agent passes to insmod as NAME=VALUE arguments.
     std::filesystem::path module;

@@ -149,6 +149,12 @@ void AgentReport::apply(const Record& record) {
         ok = append_chunk(mounts_text, f[0], k_max_mounts);
     } else if (type == "tail" && f.size() == 1) {
         ok = append_chunk(tail, f[0], k_max_tail);
+    } else if (type == "outputs" && f.size() == 1) {
+        ok = append_chunk(outputs_text, f[0], k_max_outputs);
+    } else if (type == "served" && f.size() == 1) {
+        ok = append_chunk(served_text, f[0], k_max_outputs);
+    } else if (type == "hashed" && f.size() == 1 && (f[0] == "outputs" || f[0] == "served")) {
+        (f[0] == "outputs" ? outputs_hashed : served_hashed) = true;
     } else if (type == "klog" && f.size() == 1) {
         ok = append_chunk(kernel_log, f[0], k_max_kernel_log);
     } else if (type == "metric" && f.size() == 3) {

@@ -52,6 +52,7 @@ struct AgentReport {
     static constexpr size_t k_max_mounts = 64 * 1024; // bytes of mounts_text
     static constexpr size_t k_max_tail = 64 * 1024;   // bytes of tail
     static constexpr size_t k_max_kernel_log = 1024 * 1024;
+    static constexpr size_t k_max_outputs = 1024 * 1024; // bytes of each outputs manifest
     // The guest's counters and a function profile (up to 200 functions, core/profile.hpp)
     // for the window and each phase, and the workload's own (guests/init caps those at
     // 1000).
@@ -69,6 +70,12 @@ struct AgentReport {
     std::string mounts_text; // /proc/mounts as the guest saw it
     std::string tail;        // last bytes of workload output
     std::string kernel_log;  // the whole kernel log, sent when the workload or setup failed
+    // sha256sum's lines for the workload's outputs: as the guest saw them through its
+    // caches, and (fuse cells) as its daemon serves them; each set once it is whole.
+    std::string outputs_text;
+    std::string served_text;
+    bool outputs_hashed = false;
+    bool served_hashed = false;
     std::vector<core::Metric> metrics;
     std::vector<PhaseRecord> phases;
     std::vector<std::string> module_failures;

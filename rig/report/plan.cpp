@@ -99,6 +99,9 @@ std::string describe_workload(const core::Workload& workload) {
             params.push_back(name + "=" + value);
         return "module " + workload.module + (params.empty() ? "" : " " + util::join(params, " "));
     }
+    case core::WorkloadKind::readback:
+        return "readback: " + std::to_string(workload.readback.files) + " files of " +
+               std::to_string(workload.readback.bytes) + " bytes each way";
     }
     return {};
 }

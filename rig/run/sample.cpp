@@ -7,6 +7,7 @@
 #include "core/fs.hpp"
 #include "core/profile.hpp"
 #include "run/guest_output.hpp"
+#include "run/outputs.hpp"
 #include "run/sample_collect.hpp"
 #include "run/sample_launch.hpp"
 #include "run/sample_watch.hpp"
@@ -14,6 +15,7 @@
 #include "util/clock.hpp"
 #include "util/file.hpp"
 #include "util/strings.hpp"
+#include "workload/readback.hpp"
 
 #include <chrono>
 
@@ -52,10 +54,53 @@ void note_empty_profile(const core::Guest& guest, core::Sample& sample) {
     ++sample.warning_count;
 }
 
+// The workload's outputs as the guest saw them, against the server's copy (the share here,
+// or what a fuse cell's daemon served from) and what a readback file was written with:
+// each wrong one is an error line, and the sample wrong-output.
+void check_outputs_of(const SampleContext& context, const guest::AgentReport& report,
+                      const fs::path& share, core::SampleFacts& facts, core::Sample& sample,
+                      std::string& note) {
+    if (!report.outputs_hashed)
+        return;
+    using guest::AgentReport;
+    const core::Workload& workload = context.scenario.workload;
+    auto manifest = [](const std::string& text) {
+        return parse_manifest(text, text.size() >= AgentReport::k_max_outputs);
+    };
+    std::optional<Manifest> server;
+    if (context.cell.fs().mount == core::GuestMount::guest_fuse) {
+        if (report.served_hashed)
+            server = manifest(report.served_text);
+    } else if (auto hashed = hash_folder(share, core::output_globs(workload))) {
+        server = std::move(*hashed);
+    } else {
+        note += "outputs: the share was not hashed: " + hashed.error().message + "\n";
+    }
+    std::map<std::string, std::string> expected;
+    if (workload.kind == core::WorkloadKind::readback)
+        expected = workload::readback_expected(workload.readback);
+    OutputCheck check = check_outputs(manifest(report.outputs_text), server, expected);
+    sample.metrics.push_back({"outputs.files", static_cast<double>(check.files), "files"});
+    sample.metrics.push_back({"outputs.wrong", static_cast<double>(check.wrong.size()), "files"});
+    if (check.wrong.empty())
+        return;
+    facts.wrong_outputs = static_cast<int>(check.wrong.size());
+    note += "outputs that are not what they should be (" + std::to_string(check.wrong.size()) +
+            " of " + std::to_string(check.files) + " files):\n";
+    constexpr size_t k_most_lines = 20;
+    for (size_t i = 0; i < check.wrong.size(); ++i) {
+        if (i < k_most_lines) {
+            note += "  " + check.wrong[i].line + "\n";
+            sample.lines.push_back(check.wrong[i]);
+        }
+        ++sample.error_count;
+    }
+}
+
 // Watches a booted guest to its stop, then turns what it said into the sample.
 void watch_guest(const SampleContext& context, const Pacing& pacing, const Launch& launch,
                  vm::Vm& guest, Clock::time_point launched, SpaceWatch& space,
-                 core::Sample& sample) {
+                 const fs::path& share, core::Sample& sample) {
     core::SampleFacts facts;
     std::string note;
     Watch watch(context, pacing, launch.spec, guest, space, launched);
@@ -66,6 +111,7 @@ void watch_guest(const SampleContext& context, const Pacing& pacing, const Launc
 
     const GuestOutput& output = watch.output();
     output.describe(context.cell.fs(), facts, sample);
+    check_outputs_of(context, output.report(), share, facts, sample, note);
     // Beside console.log, which has only warnings and worse up to a panic.
     if (!output.report().kernel_log.empty())
         (void)util::write_file_atomically(context.dir / "kernel.log", output.report().kernel_log,
@@ -163,7 +209,7 @@ SampleRun run_sample(const SampleContext& context, const Pacing& pacing) {
     auto started = context.hypervisor.start(launch->spec);
     if (!started)
         return infra(started.error().message);
-    watch_guest(context, pacing, *launch, **started, launched, space, sample);
+    watch_guest(context, pacing, *launch, **started, launched, space, share, sample);
     capped->reset();
     fs::remove_all(share, ec);
     if (!launch->spec.scratch_disk.empty())

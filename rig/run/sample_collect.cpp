@@ -75,6 +75,7 @@ std::string evidence_for(core::Outcome outcome, const guest::AgentReport& report
             return evidence + "workload output (tail):\n" + tail_of(report.tail, 4096);
         return evidence + "console (tail):\n" + tail_of(console_tail, 4096);
     case core::Outcome::ok:
+    case core::Outcome::wrong_output: // the note lists the wrong files
         return evidence;
     default:
         return evidence + "console (tail):\n" + tail_of(console_tail, 4096);

@@ -12,6 +12,7 @@
 #include "vm/qemu.hpp"
 #include "vm/virtiofsd_log.hpp"
 #include "workload/generate.hpp"
+#include "workload/readback.hpp"
 
 #include <chrono>
 #include <fstream>
@@ -55,6 +56,8 @@ Expected<void> fill_share(const core::Workload& workload, const fs::path& share)
         if (ec)
             return fail(ErrorKind::infra, "cannot copy " + workload.tree + ": " + ec.message());
         return {};
+    case core::WorkloadKind::readback:
+        return workload::write_readback_files(share, workload.readback);
     case core::WorkloadKind::command:
     case core::WorkloadKind::module: // the module travels in the job archive
         return {};
@@ -90,7 +93,11 @@ Expected<guest::Job> make_job(const SampleContext& context) {
     job.workload_timeout =
         std::chrono::duration_cast<std::chrono::seconds>(scenario.timeouts.workload) +
         std::chrono::seconds(5);
-    job.workload_script = workload_script(scenario.workload.command);
+    job.workload_script =
+        workload_script(scenario.workload.kind == core::WorkloadKind::readback
+                            ? workload::readback_command(scenario.workload.readback)
+                            : scenario.workload.command);
+    job.outputs = core::output_globs(scenario.workload);
     for (const core::WorkloadPhase& step : scenario.workload.phases)
         job.phase_scripts.emplace_back(step.name, workload_script(step.command));
     job.mark_phases = scenario.guest.count_9p;

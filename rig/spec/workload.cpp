@@ -5,6 +5,8 @@
 #include "core/scenario.hpp"
 #include "spec/keys.hpp"
 #include "spec/reader_context.hpp"
+#include "spec/yaml_reader.hpp"
+#include "util/units.hpp"
 
 namespace rig::spec {
 
@@ -30,6 +32,49 @@ Expected<core::GenerateParams> read_generate(const Context& context, const Entry
                 static_cast<int>(RIG_TRY(read_integer(context, key.value, key.path, 1, 10000)));
     }
     return params;
+}
+
+Expected<core::ReadbackParams> read_readback(const Context& context, const Entry& entry) {
+    core::ReadbackParams params;
+    if (entry.value.IsNull())
+        return params;
+    for (const Entry& key : RIG_TRY(read_map(context, entry.value, entry.path, &k_readback_keys))) {
+        if (key.key == "files") {
+            params.files =
+                static_cast<int>(RIG_TRY(read_integer(context, key.value, key.path, 1, 1000)));
+            continue;
+        }
+        Located text = RIG_TRY(read_scalar(context, key.value, key.path, "a size"));
+        constexpr uint64_t k_most = 256ULL << 20;
+        auto bytes = util::parse_size(text.value);
+        if (!bytes || *bytes == 0 || *bytes > k_most)
+            return error_at(context, text,
+                            "expected a file size from 1 byte to 256M, such as 64K, got '" +
+                                text.value + "'");
+        params.bytes = *bytes;
+    }
+    return params;
+}
+
+// Globs the agent expands in its shell and the host matches beneath the share.
+Expected<std::vector<std::string>> read_outputs(const Context& context, const Entry& entry) {
+    std::vector<Located> given =
+        RIG_TRY(read_scalars(context, entry.value, entry.path, Shape::list));
+    constexpr size_t k_most = 32;
+    if (given.empty())
+        return error_at(context, entry.value, entry.path, "give at least one glob");
+    if (given.size() > k_most)
+        return error_at(context, given[k_most], "at most " + std::to_string(k_most) + " globs");
+    std::vector<std::string> globs;
+    for (const Located& glob : given) {
+        if (!core::is_output_glob(glob.value))
+            return error_at(context, glob,
+                            "expected a glob relative to the share, of letters, digits and "
+                            "_ . * ? / - (no '..', no wildcard after a leading '.'), got '" +
+                                glob.value + "'");
+        globs.push_back(glob.value);
+    }
+    return globs;
 }
 
 // Names become metric prefixes and guest file names: a short word, each once.
@@ -90,13 +135,30 @@ Expected<core::Workload> read_module_workload(const Context& context,
     return workload;
 }
 
+// What it runs and checks is rig's own (workload/readback.hpp).
+Expected<core::Workload> read_readback_workload(const Context& context,
+                                                const std::vector<Entry>& keys) {
+    for (const Entry& key : keys)
+        if (key.key != "readback")
+            return error_at(context, key.key_node, key.path,
+                            "a readback workload has only 'readback' (it runs and checks its "
+                            "own files)");
+    core::Workload workload;
+    workload.kind = core::WorkloadKind::readback;
+    workload.command.clear();
+    workload.readback = RIG_TRY(read_readback(context, *find_entry(keys, "readback")));
+    return workload;
+}
+
 } // namespace
 
 Expected<core::Workload> read_workload(const Context& context, const Entry& entry) {
-    std::vector<Entry> keys =
-        RIG_TRY(read_map(context, entry.value, entry.path, &k_workload_keys, {"generate"}));
+    std::vector<Entry> keys = RIG_TRY(
+        read_map(context, entry.value, entry.path, &k_workload_keys, {"generate", "readback"}));
     if (find_entry(keys, "module"))
         return read_module_workload(context, keys);
+    if (find_entry(keys, "readback"))
+        return read_readback_workload(context, keys);
     if (const Entry* params = find_entry(keys, "params"))
         return error_at(context, params->key_node, params->path,
                         "'params' applies only to a module workload");
@@ -140,8 +202,10 @@ Expected<core::Workload> read_workload(const Context& context, const Entry& entr
         workload.kind = core::WorkloadKind::command;
     } else {
         return error_at(context, entry.value, entry.path,
-                        "give 'generate', 'tree', 'command' or 'phases'");
+                        "give 'generate', 'tree', 'command', 'phases', 'module' or 'readback'");
     }
+    if (const Entry* outputs = find_entry(keys, "outputs"))
+        workload.outputs = RIG_TRY(read_outputs(context, *outputs));
     return workload;
 }
 } // namespace rig::spec

@@ -3,9 +3,12 @@
 #include "util/hash.hpp"
 
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <openssl/evp.h>
+#include <unistd.h>
 
 namespace rig::util {
 
@@ -53,6 +56,22 @@ Expected<std::string> sha256_file(const std::filesystem::path& path) {
     }
     if (in.bad())
         return fail(ErrorKind::infra, "read error on " + path.string());
+    return finish(ctx.get());
+}
+
+Expected<std::string> sha256_fd(int fd) {
+    auto ctx = new_context();
+    std::array<char, 1 << 16> buffer{};
+    for (;;) {
+        ssize_t got = ::read(fd, buffer.data(), buffer.size());
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return fail(ErrorKind::infra, std::string("read error: ") + std::strerror(errno));
+        if (got == 0)
+            break;
+        EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<size_t>(got));
+    }
     return finish(ctx.get());
 }
 

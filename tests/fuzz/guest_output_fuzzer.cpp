@@ -27,6 +27,8 @@ void check(bool holds) {
 void check_report(const AgentReport& report) {
     check(report.mounts_text.size() <= AgentReport::k_max_mounts);
     check(report.tail.size() <= AgentReport::k_max_tail);
+    check(report.outputs_text.size() <= AgentReport::k_max_outputs &&
+          report.served_text.size() <= AgentReport::k_max_outputs);
     check(report.metrics.size() <= AgentReport::k_max_metrics);
     check(report.phases.size() <= AgentReport::k_max_phases);
     check(report.module_failures.size() <= AgentReport::k_max_module_failures);
@@ -61,6 +63,8 @@ std::string described(const GuestOutput& output, const rig::core::Filesystem& fs
         << report.setup_error.value_or("") << '\n'
         << report.tail << '\n'
         << report.mounts_text << '\n'
+        << report.outputs_hashed << report.served_hashed << report.outputs_text << '\n'
+        << report.served_text << '\n'
         << output.channel_note() << output.console_tail() << output.panic_on_console();
     return out.str();
 }

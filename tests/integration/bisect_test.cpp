@@ -695,6 +695,97 @@ TEST(Bisect, PlantedCachingRegressionFoundOnAMetricWithOneSamplePerStep) {
     std::cout << report.out;
 }
 
+// (f) base, 9p losing a write's last byte past 64 KiB while telling the writer it wrote
+// it all (cache=none and mmap, whose writes go straight to the server), a harmless commit.
+// Nothing errs: the file on the server has a zero byte where a character was.
+struct LostWriteHistory {
+    std::string good, culprit, bad;
+};
+
+const LostWriteHistory& lost_write_history() {
+    static LostWriteHistory history = [] {
+        fs::path repo = rig::test::linux_repo();
+        const std::string base = rig::test::k_linux_base_tag;
+        auto at = [&](const std::string& path) { return rig::test::file_at(repo, base, path); };
+        LostWriteHistory h;
+        h.good = rig::test::must_run({"git", "rev-parse", base + "^{commit}"}, repo);
+        std::string lossy = replace_once(
+            at("fs/9p/vfs_file.c"),
+            "\torigin = iocb->ki_pos;\n"
+            "\tretval = p9_client_write(file->private_data, iocb->ki_pos, from, &err);\n",
+            "\torigin = iocb->ki_pos;\n"
+            "\tlost = origin >= 65536 && iov_iter_count(from) > 1;\n"
+            "\tif (lost)\n"
+            "\t\tiov_iter_truncate(from, iov_iter_count(from) - 1);\n"
+            "\tretval = p9_client_write(file->private_data, iocb->ki_pos, from, &err);\n"
+            "\tif (retval > 0 && lost)\n"
+            "\t\tretval += 1;\n");
+        lossy = replace_once(lossy, "\tloff_t origin;\n\tint err = 0;\n",
+                             "\tloff_t origin;\n\tint err = 0;\n\tbool lost;\n");
+        h.culprit = commit_files(repo, h.good, {{"fs/9p/vfs_file.c", lossy}},
+                                 "9p: write in fewer round trips", 51);
+        h.bad = commit_files(
+            repo, h.culprit,
+            {{"fs/9p/vfs_addr.c", at("fs/9p/vfs_addr.c") + "\n/* rig bisect test: w2 */\n"}},
+            "9p: note the address space operations", 52);
+        rig::test::must_run({"git", "update-ref", "refs/rig-tests/bisect-lost-write", h.bad}, repo);
+        return h;
+    }();
+    return history;
+}
+
+// The readback workload: two files each way of 96 KiB, so that the guest's writes go past
+// 64 KiB.
+const Workload k_readback{"{readback: {files: 2, size: 96K}}"};
+
+// Issue "wrong data": a kernel that loses data without a word is the outcome
+// wrong-output, the file named, and `--criterion output` bisects to it, verified.
+TEST(Bisect, ALostWriteThatPrintsNothingIsWrongOutputAndBisectedToItsCommit) {
+    Scratch scratch("output");
+    const LostWriteHistory& h = lost_write_history();
+    fs::path scenario = write_scenario(scratch, "bisect-output", k_readback);
+    auto started = std::chrono::steady_clock::now();
+    auto result = run_rig(start_args(scratch, scenario, "cache=mmap", h.good, h.bad,
+                                     {"--criterion", "output", "--samples", "2"}),
+                          k_bisect_timeout);
+    double wall = seconds_since(started);
+    ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+    print_cost("output bisect (2 commits)", scratch.db, wall);
+    EXPECT_EQ(one(scratch.db, "SELECT status, culprit, criterion FROM bisects"),
+              "culprit\t" + h.culprit + "\toutcome:wrong-output")
+        << result.out;
+    EXPECT_EQ(one(scratch.db, "SELECT verdict FROM bisect_steps WHERE role = 'verify-parent'"),
+              "good");
+    // BAD's samples: the workload exited 0 and printed no error, but the guest's files
+    // reached the server changed (and it reads them back so), each named.
+    auto bad =
+        query(scratch.db, "SELECT DISTINCT m.outcome, m.exit_status, e.source, e.signature FROM "
+                          "bisect_steps s, json_each(s.samples) j JOIN samples m ON m.id = j.value "
+                          "JOIN error_lines e ON e.sample_id = m.id WHERE s.role = 'bad-endpoint' "
+                          "ORDER BY 4");
+    EXPECT_EQ(bad, (std::vector<std::string>{
+                       "wrong-output\t0\toutputs\toutput readback/g-0000: the guest reads other "
+                       "content than was written",
+                       "wrong-output\t0\toutputs\toutput readback/g-0000: the server keeps other "
+                       "content than was written",
+                       "wrong-output\t0\toutputs\toutput readback/g-0001: the guest reads other "
+                       "content than was written",
+                       "wrong-output\t0\toutputs\toutput readback/g-0001: the server keeps other "
+                       "content than was written"}))
+        << result.out;
+    EXPECT_EQ(one(scratch.db, "SELECT group_concat(DISTINCT m.outcome) FROM bisect_steps s, "
+                              "json_each(s.samples) j JOIN samples m ON m.id = j.value WHERE "
+                              "s.role = 'good-endpoint'"),
+              "ok");
+    auto report = run_rig({"--db", scratch.db.string(), "bisect", "report", "1"});
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    for (const std::string& part :
+         {"first bad commit: " + h.culprit, std::string("9p: write in fewer round trips"),
+          std::string("wrong-output")})
+        EXPECT_NE(report.out.find(part), std::string::npos) << part << "\n" << report.out;
+    std::cout << report.out;
+}
+
 // A posted series as `git format-patch --cover-letter --thread --base` mails it: three
 // patches on the base, the second the planted caching regression (the metric bisect's
 // culprit, on the first patch instead of on its own parent).
@@ -801,13 +892,22 @@ TEST(Bisect, APostedSeriesIsMeasuredWithoutAndWithItAndItsRegressingPatchNamed) 
                                 "s.id WHERE m.name = '9p.work.getattr' GROUP BY s.cell_id"),
               (std::vector<std::string>{"2", "2"}));
 
+    // One guest at a time of one vCPU leaves a core spare: --build-ahead builds the next
+    // patch's kernel there while the guests run, although they are shorter than two
+    // builds, and stops what is unfinished when they end.
     auto bisected =
         run_rig({"--db", scratch.db.string(), "bisect", "start", scenario.string(), "--series",
-                 "--criterion", "metric:9p.work.getattr:+50%", "--samples", "2"},
+                 "--criterion", "metric:9p.work.getattr:+50%", "--samples", "2", "--build-ahead"},
                 k_bisect_timeout);
     double wall = seconds_since(started);
     ASSERT_EQ(bisected.exit_code, 0) << bisected.out << bisected.err;
     print_cost("series A/B and its bisect (3 patches)", scratch.db, wall);
+    const size_t ahead = bisected.out.find("built ahead while its guests ran: ");
+    ASSERT_NE(ahead, std::string::npos) << bisected.out;
+    std::cout << "[ measured ] "
+              << bisected.out.substr(ahead, bisected.out.find('\n', ahead) - ahead) << "\n";
+    EXPECT_TRUE(processes_mentioning(std::string(std::getenv("RIG_CACHE")) + "/git/").empty())
+        << "a build ahead outlived the bisect";
     std::string culprit = one(scratch.db, "SELECT culprit FROM bisects");
     EXPECT_EQ(one(scratch.db, "SELECT status FROM bisects"), "culprit") << bisected.out;
     // The series' commits are rig's own, made of the patches: the same trees as the test's.

@@ -102,6 +102,14 @@ TEST(Run, NinePAndVirtiofsSamplesFinishOk) {
                                 fs + "' AND m.name = '" + name + "'"),
             "1")
             << fs << " " << name;
+    // The generated project's outputs (its program and four objects), hashed by the guest
+    // through its cache and by rig in the share: the same on both sides.
+    EXPECT_EQ(
+        query(scratch.db, "SELECT c.fs, m.name, CAST(m.value AS INTEGER) FROM metrics m "
+                          "JOIN samples s ON s.id = m.sample_id JOIN cells c USING "
+                          "(run_id, cell_id) WHERE m.name LIKE 'outputs.%' ORDER BY 1, 2"),
+        (std::vector<std::string>{"9p\toutputs.files\t4", "9p\toutputs.wrong\t0",
+                                  "virtiofs\toutputs.files\t4", "virtiofs\toutputs.wrong\t0"}));
     // The scenario names the series linux-image-6.1: the exact package it resolved to and
     // its release are recorded for the artifact the samples ran on, and the report says so.
     const std::string package = one(scratch.db, "SELECT a.package FROM kernel_artifacts a JOIN "
@@ -145,6 +153,26 @@ TEST(Run, NinePAndVirtiofsSamplesFinishOk) {
     const std::string end_line = channel.substr(end, channel.find('\n', end) - end);
     EXPECT_EQ(end_line.substr(end_line.rfind(' ')), " 0") << end_line; // the workload's status
     EXPECT_TRUE(processes_mentioning(folder.string()).empty());
+}
+
+// Files of known content written by the guest reach the host and the host's reach the
+// guest, through every cache of every filesystem: each side's hash of each file is what it
+// was written with (the bisect suite plants a kernel for which they are not).
+TEST(Run, ReadbackHoldsOnEveryFilesystemAndCacheMode) {
+    Scratch scratch("readback");
+    auto result =
+        run_rig({"--db", scratch.db, "run", "tests/data/run/readback.yaml"}, k_run_timeout);
+    ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_EQ(query(scratch.db,
+                    "SELECT c.fs, c.cache, s.outcome, s.error_count, (SELECT CAST(value AS "
+                    "INTEGER) FROM metrics WHERE sample_id = s.id AND name = 'outputs.files'), "
+                    "(SELECT CAST(value AS INTEGER) FROM metrics WHERE sample_id = s.id AND name "
+                    "= 'outputs.wrong') FROM samples s JOIN cells c USING (run_id, cell_id) "
+                    "ORDER BY 1, 2"),
+              (std::vector<std::string>{"9p\tloose\tok\t0\t8\t0", "9p\tmmap\tok\t0\t8\t0",
+                                        "9p\tnone\tok\t0\t8\t0", "fuse\t\tok\t0\t8\t0",
+                                        "virtiofs\tauto\tok\t0\t8\t0"}))
+        << result.out;
 }
 
 TEST(Run, PhasesAreTimedAndCountedOnTheirOwn) {

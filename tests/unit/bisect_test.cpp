@@ -52,9 +52,13 @@ TEST(BisectCriterion, ParsesAndPrintsBack) {
     EXPECT_EQ(criterion("duration").threshold, 0.10);
     EXPECT_DOUBLE_EQ(criterion("duration:+25%").threshold, 0.25);
     EXPECT_DOUBLE_EQ(criterion("duration:5%").threshold, 0.05);
-    for (const char* text : {"errors", "signature:9p: .* refused", "duration:+10%",
-                             "duration:+2.5%", "outcome:panic", "outcome:hang"})
+    for (const char* text :
+         {"errors", "signature:9p: .* refused", "duration:+10%", "duration:+2.5%", "outcome:panic",
+          "outcome:hang", "outcome:wrong-output"})
         EXPECT_EQ(criterion(text).text(), text);
+    // `output` is the outcome wrong-output.
+    EXPECT_EQ(criterion("output").kind, CriterionKind::outcome);
+    EXPECT_EQ(criterion("output").text(), "outcome:wrong-output");
     for (const char* bad : {"", "error", "signature:", "signature:(", "duration:10", "duration:+0%",
                             "duration:+x%", "slower", "outcome:", "outcome:oops"}) {
         auto parsed = parse_criterion(bad);
@@ -137,6 +141,15 @@ TEST(BisectVerdict, BootFailuresAreUnusableInfraAndAbortAreNotData) {
         EXPECT_EQ(classify_sample(hung, sample(outcome), {}), SampleClass::reproduces);
     EXPECT_EQ(classify_sample(hung, sample(Outcome::kernel_panic), {}), SampleClass::unusable);
     EXPECT_EQ(classify_sample(hung, sample(Outcome::ok), {}), SampleClass::clean);
+    // Wrong output reproduces under `output`, whatever lines it came with; under errors it
+    // is no data, as a panic is.
+    Criterion output = criterion("output");
+    EXPECT_EQ(classify_sample(output, sample(Outcome::wrong_output, {"output a.o: x"}), {}),
+              SampleClass::reproduces);
+    EXPECT_EQ(classify_sample(output, sample(Outcome::ok), {}), SampleClass::clean);
+    EXPECT_EQ(classify_sample(output, sample(Outcome::kernel_panic), {}), SampleClass::unusable);
+    EXPECT_EQ(classify_sample(criterion("errors"), sample(Outcome::wrong_output, {"x"}), {}),
+              SampleClass::unusable);
     Criterion duration = criterion("duration");
     EXPECT_EQ(classify_sample(duration, sample(Outcome::ok), {}), SampleClass::clean);
     EXPECT_EQ(classify_sample(duration, sample(Outcome::workload_failed), {}),
@@ -628,6 +641,7 @@ TEST(BisectSettings, EveryFieldOfTheListRoundTripsAsJson) {
     options.jobs = 2;
     options.multisection = true;
     options.build_ahead = false;
+    options.build_ahead_always = true;
     options.series = true;
     options.good_config = "base,release";
     options.bad_config = "/x/bad.config";

@@ -340,6 +340,37 @@ TEST(Classify, AFullShareIsDiskQuotaOverWhatTheWorkloadDidAfter) {
     EXPECT_EQ(parse_outcome("disk-quota"), Outcome::disk_quota);
 }
 
+// Wrong output is worse than error lines (they may be its consequence), and a failed
+// workload says more than its outputs do.
+TEST(Classify, WrongOutputsOverErrorLinesButNotOverAFailedWorkload) {
+    SampleFacts facts = clean();
+    facts.wrong_outputs = 2;
+    EXPECT_EQ(classify(facts), Outcome::wrong_output);
+    facts.error_lines = 3;
+    EXPECT_EQ(classify(facts), Outcome::wrong_output);
+    facts.workload_exit = 2;
+    EXPECT_EQ(classify(facts), Outcome::workload_failed);
+    EXPECT_EQ(to_string(Outcome::wrong_output), "wrong-output");
+    EXPECT_EQ(parse_outcome("wrong-output"), Outcome::wrong_output);
+    EXPECT_TRUE(measured(Outcome::wrong_output)) << "the workload ran to its end";
+}
+
+TEST(Workload, OutputGlobsAreRelativeBeneathTheShareAndEachKindHasItsOwn) {
+    for (const char* good : {"prog", "*.o", "units/*.o", "build/**/x?.o", ".config", "a-b_c.d"})
+        EXPECT_TRUE(is_output_glob(good)) << good;
+    for (const char* bad : {"", "/etc/passwd", "../x", "a/../b", "a//b", "./x", "a/", ".*", "x/.?",
+                            "a b", "$(x)", "a;b", "a..b"})
+        EXPECT_FALSE(is_output_glob(bad)) << bad;
+    Workload workload;
+    EXPECT_EQ(output_globs(workload), (std::vector<std::string>{"prog", "*.o", "units/*.o"}));
+    workload.kind = WorkloadKind::command;
+    EXPECT_TRUE(output_globs(workload).empty());
+    workload.kind = WorkloadKind::readback;
+    EXPECT_EQ(output_globs(workload), (std::vector<std::string>{"readback/*"}));
+    workload.outputs = {"out/*"};
+    EXPECT_EQ(output_globs(workload), (std::vector<std::string>{"out/*"}));
+}
+
 // What the progress line and the run's table say of a sample that is not ok.
 TEST(SampleWhy, AnInfraErrorGivesItsReasonAFailedWorkloadItsLastLine) {
     Sample sample;

@@ -644,6 +644,25 @@ TEST(Report, OutputMountsTail) {
     EXPECT_EQ(report.tail, tail);
 }
 
+// The outputs' manifests arrive as streams, each whole once its `hashed` record came.
+TEST(Report, OutputsManifests) {
+    AgentReport report;
+    const std::string guest = std::string(64, 'a') + "  prog\n";
+    const std::string served = std::string(64, 'b') + "  prog\n";
+    report.apply(record("outputs", {b64(guest)}));
+    EXPECT_FALSE(report.outputs_hashed);
+    report.apply(record("hashed", {"outputs"}));
+    report.apply(record("served", {b64(served)}));
+    report.apply(record("hashed", {"served"}));
+    EXPECT_EQ(report.outputs_text, guest);
+    EXPECT_EQ(report.served_text, served);
+    EXPECT_TRUE(report.outputs_hashed && report.served_hashed);
+    report.apply(record("hashed", {"other"}));
+    report.apply(record("hashed"));
+    report.apply(record("outputs", {"not base64!"}));
+    EXPECT_EQ(report.malformed, 3u);
+}
+
 TEST(Report, Metrics) {
     AgentReport report;
     report.apply(record("metric", {"compile_time", "12.5", "s"}));

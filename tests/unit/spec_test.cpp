@@ -429,6 +429,31 @@ TEST(spec, module_workload_keeps_its_params_in_order_and_they_enter_the_cell) {
     EXPECT_NE(ids_of(*one), ids_of(*other));
 }
 
+TEST(spec, outputs_enter_the_cell_only_when_given_and_readback_is_a_workload_of_its_own) {
+    auto plain = parse_scenario(k_head + "workload: {generate: {}, command: make}\n", "a.yaml");
+    auto given = parse_scenario(
+        k_head + "workload: {generate: {}, command: make, outputs: [prog, 'units/*.o']}\n",
+        "b.yaml");
+    auto readback =
+        parse_scenario(k_head + "workload: {readback: {files: 3, size: 1M}}\n", "c.yaml");
+    auto defaults = parse_scenario(k_head + "workload: {readback: }\n", "d.yaml");
+    ASSERT_TRUE(plain && given && readback && defaults)
+        << (given ? (readback ? defaults.error().message : readback.error().message)
+                  : given.error().message);
+    EXPECT_EQ(plain->workload.canonical(), "generate:units=40,headers=3,functions=20;command=make");
+    EXPECT_EQ(given->workload.outputs, (std::vector<std::string>{"prog", "units/*.o"}));
+    EXPECT_EQ(given->workload.canonical(),
+              "generate:units=40,headers=3,functions=20;command=make;outputs=prog,units/*.o");
+    EXPECT_NE(ids_of(*plain), ids_of(*given));
+    EXPECT_EQ(readback->workload.kind, core::WorkloadKind::readback);
+    EXPECT_EQ(readback->workload.readback.files, 3);
+    EXPECT_EQ(readback->workload.readback.bytes, 1u << 20);
+    EXPECT_EQ(readback->workload.canonical(), "readback:files=3,bytes=1048576;command=");
+    EXPECT_EQ(defaults->workload.readback.files, 8);
+    EXPECT_EQ(defaults->workload.readback.bytes, 256u << 10);
+    EXPECT_NE(ids_of(*readback), ids_of(*defaults));
+}
+
 TEST(spec, image_kernels_take_a_build_folder_for_modules) {
     auto scenario = parse_scenario("name: t\nkernels:\n  - {name: mine, image: /boot/vmlinuz, "
                                    "build: /usr/src/linux}\nworkload: {module: bench.c}\n",
