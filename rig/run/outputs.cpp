@@ -44,10 +44,6 @@ Expected<std::string> hash_regular_file(const fs::path& path) {
     return hash;
 }
 
-std::string short_hash(const std::string& hash) {
-    return hash.substr(0, 12);
-}
-
 core::ErrorLine wrong_line(const std::string& path, const std::string& what,
                            const std::string& detail) {
     // The signature leaves out the hashes, so that the same file gone wrong the same way
@@ -117,19 +113,19 @@ OutputCheck check_outputs(const Manifest& guest, const std::optional<Manifest>& 
         if (known != expected.end()) {
             const std::string& want = known->second;
             if (seen && *seen != want)
-                check.wrong.push_back(
-                    wrong_line(path,
-                               "the guest reads other content than "
-                               "was written",
-                               " (" + short_hash(*seen) + ", written " + short_hash(want) + ")"));
+                check.wrong.push_back(wrong_line(path,
+                                                 "the guest reads other content than "
+                                                 "was written",
+                                                 " (" + util::short_sha(*seen) + ", written " +
+                                                     util::short_sha(want) + ")"));
             else if (!seen && guest.whole)
                 check.wrong.push_back(wrong_line(path, "the guest does not see it", ""));
             if (server && kept && *kept != want)
-                check.wrong.push_back(
-                    wrong_line(path,
-                               "the server keeps other content than "
-                               "was written",
-                               " (" + short_hash(*kept) + ", written " + short_hash(want) + ")"));
+                check.wrong.push_back(wrong_line(path,
+                                                 "the server keeps other content than "
+                                                 "was written",
+                                                 " (" + util::short_sha(*kept) + ", written " +
+                                                     util::short_sha(want) + ")"));
             else if (server && !kept && server->whole)
                 check.wrong.push_back(wrong_line(path, "the server does not have it", ""));
             continue;
@@ -137,11 +133,11 @@ OutputCheck check_outputs(const Manifest& guest, const std::optional<Manifest>& 
         if (!server)
             continue;
         if (seen && kept && *seen != *kept)
-            check.wrong.push_back(
-                wrong_line(path,
-                           "the guest sees other content than the "
-                           "server keeps",
-                           " (" + short_hash(*seen) + ", server " + short_hash(*kept) + ")"));
+            check.wrong.push_back(wrong_line(path,
+                                             "the guest sees other content than the "
+                                             "server keeps",
+                                             " (" + util::short_sha(*seen) + ", server " +
+                                                 util::short_sha(*kept) + ")"));
         else if (seen && !kept && server->whole)
             check.wrong.push_back(wrong_line(path, "the server does not have it", ""));
         else if (!seen && kept && guest.whole)

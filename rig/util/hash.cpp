@@ -5,7 +5,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <fcntl.h>
 #include <memory>
 #include <openssl/evp.h>
 #include <unistd.h>
@@ -45,18 +45,14 @@ std::string sha256_hex(std::string_view data) {
 }
 
 Expected<std::string> sha256_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return fail(ErrorKind::infra, "cannot read " + path.string());
-    auto ctx = new_context();
-    std::array<char, 1 << 16> buffer{};
-    while (in) {
-        in.read(buffer.data(), buffer.size());
-        EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<size_t>(in.gcount()));
-    }
-    if (in.bad())
-        return fail(ErrorKind::infra, "read error on " + path.string());
-    return finish(ctx.get());
+    auto hash = sha256_fd(fd);
+    ::close(fd);
+    if (!hash)
+        return fail(ErrorKind::infra, hash.error().message + " on " + path.string());
+    return hash;
 }
 
 Expected<std::string> sha256_fd(int fd) {
