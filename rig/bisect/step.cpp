@@ -8,6 +8,7 @@
 #include "run/batch.hpp"
 #include "run/cells.hpp"
 #include "run/kernel_records.hpp"
+#include "run/reference.hpp"
 #include "run/sample.hpp"
 #include "util/strings.hpp"
 #include "util/units.hpp"
@@ -334,6 +335,10 @@ Expected<bool> take_in(Context& context, const StepIo& io, Measuring& step, run:
         measured.interrupted = true;
         return false;
     }
+    // A commit's samples are held against its first: GOOD's, measured after BAD's, could
+    // not be BAD's reference.
+    const std::vector<run::ReferenceCell> reference{{measured.step.cell_id, "this commit"}};
+    RIG_TRY(run::hold_against_reference(context.db, context.info.run_id, reference, sample));
     sample.id = RIG_TRY(context.db.add_sample(context.info.run_id, sample));
     context.samples_by_cell[measured.step.cell_id].push_back(sample);
     measured.samples.push_back(sample);

@@ -89,7 +89,8 @@ void add_bisect_command(CLI::App& app, BisectCommandOptions& options) {
         "errors (the bad endpoint's error families, held against GOOD's), signature:REGEX, "
         "duration[:+N%] (default threshold +10%), metric:NAME[:+N%|:-N%] "
         "(a sample metric such as 9p.work.getattr), output (the workload's outputs are not "
-        "what they should be: outcome wrong-output), or outcome:panic / outcome:hang "
+        "what they should be, or a coherency promise is broken: outcome wrong-output), or "
+        "outcome:panic / outcome:hang "
         "(default errors)");
     start
         ->add_option("--samples", s.samples,

@@ -120,4 +120,21 @@ Cell make_cell(const Scenario& scenario, size_t kernel_index,
     return cell;
 }
 
+const Cell* twin_of(const Cell& cell, const std::vector<Cell>& cells, const std::string& axis,
+                    const std::string& value) {
+    if (cell.param(axis) == value)
+        return nullptr;
+    auto others = [&](const Cell& c) {
+        std::map<std::string, std::string> params = c.params;
+        params.erase(axis);
+        return params;
+    };
+    for (const Cell& other : cells)
+        if (other.param(axis) == value && other.kernel == cell.kernel &&
+            other.config == cell.config && other.fragments == cell.fragments &&
+            others(other) == others(cell))
+            return &other;
+    return nullptr;
+}
+
 } // namespace rig::core

@@ -38,6 +38,12 @@ struct Cell {
     std::string label() const;
 };
 
+// The cell of `cells` that differs from `cell` only in `axis`, where it has `value` (the
+// cache=none twin a cell's outputs are held against); nullptr when there is none, or when
+// `cell` has that value itself.
+const Cell* twin_of(const Cell& cell, const std::vector<Cell>& cells, const std::string& axis,
+                    const std::string& value);
+
 // Whether `filter`, the --cell of every subcommand, names `cell`: a cell id or its prefix,
 // or KEY=VALUE[,KEY=VALUE...] on kernel, config, cell or an axis, every pair matching. A
 // pair without '=' is a usage error.

@@ -14,6 +14,10 @@ NLOHMANN_JSON_SERIALIZE_ENUM(WorkloadKind, {{WorkloadKind::generate, "generate"}
                                             {WorkloadKind::command, "command"},
                                             {WorkloadKind::module, "module"},
                                             {WorkloadKind::readback, "readback"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(Change, {{Change::rewrite, "rewrite"},
+                                      {Change::append, "append"},
+                                      {Change::rename, "rename"},
+                                      {Change::remove, "delete"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(Accel, {{Accel::auto_detect, "auto"},
                                      {Accel::kvm, "kvm"},
                                      {Accel::tcg, "tcg"}})
@@ -25,8 +29,19 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Kernel, name, source, package, f
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GenerateParams, units, headers, functions)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkloadPhase, name, command)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ReadbackParams, files, bytes)
+// The window in milliseconds, as the timeouts below.
+void to_json(util::SortedJson& json, const CoherencyParams& params) {
+    json = {{"changes", params.changes}, {"window_ms", params.window.count()}};
+}
+
+void from_json(const util::SortedJson& json, CoherencyParams& params) {
+    CoherencyParams defaults;
+    params.changes = json.value("changes", defaults.changes);
+    params.window = std::chrono::milliseconds(json.value("window_ms", defaults.window.count()));
+}
+
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Workload, kind, generate, tree, command, phases,
-                                                module, module_params, readback, outputs)
+                                                module, module_params, readback, coherency, outputs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Guest, memory_mib, cpus, accel, count_9p,
                                                 scratch_bytes, host_paths, share_limit, profile)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Cell, id, key, kernel, kernel_name, params, config,

@@ -93,6 +93,29 @@ std::string cache_or_default(const Cell& cell) {
     return cache.empty() ? std::string(cell.fs().default_cache) : cache;
 }
 
+std::string_view to_string(Coherence::Promise promise) {
+    switch (promise) {
+    case Coherence::Promise::immediate:
+        return "immediate";
+    case Coherence::Promise::within:
+        return "within";
+    case Coherence::Promise::none:
+        return "none";
+    }
+    return "?";
+}
+
+std::string describe(const Coherence& coherence) {
+    if (coherence.promise != Coherence::Promise::within)
+        return std::string(to_string(coherence.promise));
+    return "within " + util::compact(coherence.seconds) + " s";
+}
+
+Coherence coherence(const Cell& cell) {
+    const Filesystem& fs = cell.fs();
+    return fs.coherence ? fs.coherence(cell) : Coherence{};
+}
+
 std::string work_mount_options(const Cell& cell) {
     const Filesystem& fs = cell.fs();
     return fs.mount_options ? fs.mount_options(cell) : std::string();

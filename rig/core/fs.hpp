@@ -54,6 +54,18 @@ struct DaemonOption {
     bool flag;
 };
 
+// What a cell's mount promises about a change the server's side makes to a file the guest
+// has read (the coherency probe, workload/coherency.hpp): that the guest sees it at once,
+// within `seconds` (the timeouts it may cache names and attributes for), or nothing.
+struct Coherence {
+    enum class Promise { immediate, within, none };
+    Promise promise = Promise::none;
+    double seconds = 0;
+};
+std::string_view to_string(Coherence::Promise promise); // "immediate", "within", "none"
+// "immediate", "within 1 s", "none": as reports print it.
+std::string describe(const Coherence& coherence);
+
 struct Filesystem {
     // The `fs` axis value: stored as is and part of cell ids, so never renamed.
     std::string_view name;
@@ -85,6 +97,8 @@ struct Filesystem {
     bool shows_negotiated = false;
     // Kernel modules beyond the virtio and 9p ones every guest loads for its root share.
     std::vector<std::string> modules;
+    // What a cell of this filesystem promises about the server's changes (see Coherence).
+    Coherence (*coherence)(const Cell& cell) = nullptr;
     // Words that mark a kernel log line as this filesystem's (core/evidence.cpp).
     std::vector<std::string_view> log_words;
     // Globs of the guest kernel functions that are this filesystem's client, which
@@ -112,6 +126,9 @@ bool has_cache_axis(const Filesystem& fs);
 bool is_valid_cache(const Filesystem& fs, std::string_view cache);
 // The cell's cache mode, or the filesystem's default when it names none.
 std::string cache_or_default(const Cell& cell);
+
+// The cell's promise, from its filesystem's row (none for a row that makes none).
+Coherence coherence(const Cell& cell);
 
 // The -o options the guest mounts the work share with ("" for none).
 std::string work_mount_options(const Cell& cell);

@@ -90,6 +90,10 @@ struct Sample {
     int warning_count = 0;
     std::string evidence;   // log excerpt that explains the outcome
     std::string started_at; // ISO 8601 UTC
+    // The workload's outputs as the guest saw them (sha256sum's lines, run/outputs.hpp),
+    // whole; empty when none were hashed. Later samples of the cell and its twins are held
+    // against it.
+    std::string outputs;
     std::vector<ErrorLine> lines;
     std::vector<Metric> metrics;
 
@@ -154,6 +158,7 @@ template <util::RecordOf<Sample> S, class Visit> void fields(S& sample, Visit&& 
     visit("warning_count", sample.warning_count);
     visit("evidence", sample.evidence);
     visit("started_at", sample.started_at);
+    visit("outputs", sample.outputs);
     visit("lines", sample.lines);
     visit("metrics", sample.metrics);
 }

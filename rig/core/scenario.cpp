@@ -44,6 +44,47 @@ std::vector<std::string> accel_words() {
     return words;
 }
 
+std::string_view to_string(Change change) {
+    switch (change) {
+    case Change::rewrite:
+        return "rewrite";
+    case Change::append:
+        return "append";
+    case Change::rename:
+        return "rename";
+    case Change::remove:
+        return "delete";
+    }
+    return "?";
+}
+
+const std::vector<Change>& all_changes() {
+    static const std::vector<Change> k_changes{Change::rewrite, Change::append, Change::rename,
+                                               Change::remove};
+    return k_changes;
+}
+
+std::optional<Change> parse_change(std::string_view text) {
+    for (Change change : all_changes())
+        if (to_string(change) == text)
+            return change;
+    return std::nullopt;
+}
+
+std::vector<std::string> change_words() {
+    std::vector<std::string> words;
+    for (Change change : all_changes())
+        words.emplace_back(to_string(change));
+    return words;
+}
+
+std::string stale_metric(std::optional<Change> change, std::string_view figure) {
+    std::string name(k_stale_prefix);
+    if (change)
+        name += std::string(to_string(*change)) + ".";
+    return name + std::string(figure);
+}
+
 // The one place the accelerators' words are spelled.
 std::string_view to_string(Accelerator accelerator) {
     switch (accelerator) {
@@ -115,6 +156,12 @@ std::string Workload::canonical() const {
     // Only when given, so that the ids of scenarios written before outputs stay.
     if (!outputs.empty())
         steps += ";outputs=" + util::join(outputs, ",");
+    if (coherency.enabled()) {
+        steps += ";coherency=";
+        for (Change change : coherency.changes)
+            steps += std::string(to_string(change)) + ",";
+        steps += "window:" + std::to_string(coherency.window.count());
+    }
     switch (kind) {
     case WorkloadKind::generate:
         return "generate:units=" + std::to_string(generate.units) +

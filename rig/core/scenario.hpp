@@ -93,6 +93,28 @@ struct ReadbackParams {
     uint64_t bytes = 256 * 1024; // rounded up to whole lines
 };
 
+// How the server's side changes a file of the coherency probe (workload/coherency.hpp).
+enum class Change { rewrite, append, rename, remove };
+std::string_view to_string(Change change); // "rewrite", "append", "rename", "delete"
+std::optional<Change> parse_change(std::string_view text);
+const std::vector<Change>& all_changes(); // in the order tables list them
+std::vector<std::string> change_words();
+
+// The coherency probe: once the workload has ended, one file per entry of `changes`, in
+// turn, is read by the guest, changed on the server's side and read again until the guest
+// sees the change or `window` has passed (stale.* metrics). Off when `changes` is empty.
+struct CoherencyParams {
+    std::vector<Change> changes;
+    std::chrono::milliseconds window{3000};
+    bool enabled() const { return !changes.empty(); }
+};
+
+// The probe's metrics, which run/coherency.hpp records and the report's coherency table
+// reads: "stale.seconds" for all files, "stale.rewrite.seconds" for one kind of change.
+inline constexpr std::string_view k_stale_prefix = "stale.";
+inline constexpr std::string_view k_stale_broken = "stale.broken";
+std::string stale_metric(std::optional<Change> change, std::string_view figure);
+
 // One step of a workload, timed and counted on its own: a cold build, a no-op rebuild
 // (the stat storm a cache should absorb), a rebuild after touching one header.
 struct WorkloadPhase {
@@ -117,6 +139,7 @@ struct Workload {
     std::string module;
     std::vector<std::pair<std::string, std::string>> module_params;
     ReadbackParams readback;
+    CoherencyParams coherency;
     // Shell globs, relative to the share, of what the workload produces: hashed by the
     // guest through its caches and on the server's side after the sample (run/outputs.hpp).
     // Empty: the kind's own (output_globs).

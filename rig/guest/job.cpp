@@ -85,6 +85,18 @@ Expected<std::string> job_file(const Job& job) {
                 return fail(ErrorKind::config, "outputs glob '" + glob + "' is not one glob");
         RIG_TRY(add("OUTPUTS", util::join(job.outputs, " ")));
     }
+    if (!job.coherency.empty()) {
+        // Words of the agent's loop: checked here, and again there.
+        for (const std::string& entry : util::split(job.coherency, ' '))
+            if (entry.empty() || entry.find_first_not_of(
+                                     "abcdefghijklmnopqrstuvwxyz0123456789-:") != std::string::npos)
+                return fail(ErrorKind::config, "coherency entry '" + entry + "' is not one word");
+        RIG_TRY(add("COHERENCY", job.coherency));
+        RIG_TRY(add("COHERENCY_WINDOW_MS", std::to_string(job.coherency_window.count())));
+        // A fuse cell's server is its daemon in the guest: the agent changes its files.
+        if (fs.mount != core::GuestMount::guest_fuse)
+            RIG_TRY(add("ACK_TAG", k_ack_tag));
+    }
     if (!job.module.empty()) {
         RIG_TRY(add("MODULE", std::string("/") + k_module_archive_path));
         // Kbuild names the .ko after the module, which rmmod takes.

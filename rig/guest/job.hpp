@@ -23,6 +23,9 @@ inline constexpr const char* k_work_tag = "work";
 // An empty 9p share the agent looks names up in to mark phase boundaries for the host's
 // 9p trace (vm/protocol_trace.hpp).
 inline constexpr const char* k_mark_tag = "rigmark";
+// An empty 9p share, uncached, in which the host acknowledges each change of the
+// coherency probe that it made (a file named after the changed one).
+inline constexpr const char* k_ack_tag = "rigack";
 // Under /run, a tmpfs in the guest: the read-only host root needs no mount point.
 inline constexpr const char* k_work_mount_point = "/run/rig/work";
 // Where a fuse cell's rig-fuse runs in the guest root: the agent copies it there from the
@@ -51,6 +54,10 @@ struct Job {
     // Globs of what the workload produces (core::output_globs): the agent hashes them
     // through its caches after the workload, and a fuse cell's daemon's source too.
     std::vector<std::string> outputs;
+    // The coherency probe (workload/coherency.hpp): "NAME:CHANGE ..." and how long the
+    // guest watches each file for its change; empty when off.
+    std::string coherency;
+    std::chrono::milliseconds coherency_window{0};
     // A module workload: the built module (its bytes go into the job archive) and its
     // parameters, which the agent passes to insmod as NAME=VALUE arguments.
     std::filesystem::path module;

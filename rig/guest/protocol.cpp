@@ -166,6 +166,16 @@ void AgentReport::apply(const Record& record) {
         if (f[1] == "fail" && module_failures.size() < k_max_module_failures)
             module_failures.push_back(token(f[0]) + ": " +
                                       (f.size() > 2 ? util::base64_decode(f[2]).value_or("") : ""));
+    } else if (type == "change" && f.size() == 1) {
+        ok = is_token(f[0]) && change_requests.size() < k_max_coherency;
+        if (ok)
+            change_requests.push_back(f[0]);
+    } else if (type == "stale" && f.size() == 4) {
+        auto reads = to_u64(f[1]), ns = to_u64(f[2]);
+        ok = is_token(f[0]) && reads && ns && (f[3] == "0" || f[3] == "1") &&
+             stale.size() < k_max_coherency;
+        if (ok)
+            stale.push_back({f[0], *reads, *ns, f[3] == "1"});
     } else if (type == "error" && f.size() == 2) {
         setup_error = token(f[0]) + ": " + util::base64_decode(f[1]).value_or("?");
     } else if (type == "done") {

@@ -46,6 +46,15 @@ struct PhaseRecord {
     double seconds() const { return end_ns > start_ns ? (end_ns - start_ns) / 1e9 : 0; }
 };
 
+// One file of the coherency probe as the guest watched it after the server's change: how
+// many reads still gave the old state, and how long until the first that gave the new.
+struct StaleRecord {
+    std::string name;
+    uint64_t stale_reads = 0;
+    uint64_t stale_ns = 0; // from the change to the first fresh read, or the whole window
+    bool fresh = false;    // the change was seen within the window
+};
+
 // What the agent reported, assembled from records. Every list is capped, so a guest
 // that floods the channel cannot grow rig's memory.
 struct AgentReport {
@@ -59,6 +68,7 @@ struct AgentReport {
     static constexpr size_t k_max_metrics = 3000;
     static constexpr size_t k_max_phases = 64;
     static constexpr size_t k_max_module_failures = 100;
+    static constexpr size_t k_max_coherency = 64; // files of the probe (spec: 64 changes)
 
     bool hello = false;
     std::string kernel_release;
@@ -79,6 +89,10 @@ struct AgentReport {
     std::vector<core::Metric> metrics;
     std::vector<PhaseRecord> phases;
     std::vector<std::string> module_failures;
+    // The coherency probe: the files whose change the guest asked the host for, in order,
+    // and what it saw of each.
+    std::vector<std::string> change_requests;
+    std::vector<StaleRecord> stale;
     std::optional<std::string> setup_error; // "mount-work: <message>"
     bool done = false;
     size_t malformed = 0; // RIG lines that did not parse

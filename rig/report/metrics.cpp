@@ -2,6 +2,7 @@
 // The metric columns of the results table.
 #include "report/metrics.hpp"
 
+#include "core/scenario.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -104,7 +105,10 @@ std::vector<MetricColumn> metric_columns(const ReportData& data,
 }
 
 std::vector<std::string> table_metric_prefixes(const std::vector<std::string>& chosen) {
-    return chosen.empty() ? std::vector<std::string>{std::string(k_work_prefix)} : chosen;
+    // The coherency table beside the 9p table reads the probe's figures.
+    if (chosen.empty())
+        return {std::string(k_work_prefix), std::string(core::k_stale_prefix)};
+    return chosen;
 }
 
 Expected<void> check_metrics(const std::vector<std::string>& names,

@@ -28,10 +28,14 @@ ChannelNews GuestOutput::add_channel(std::string_view bytes) {
     const bool was_started = m_report.start_ns.has_value();
     const bool was_ended = m_report.end_ns.has_value();
     const bool was_done = m_report.done;
+    const size_t requests = m_report.change_requests.size();
     for (const guest::Record& record : m_channel.feed(bytes))
         m_report.apply(record);
-    return {!was_started && m_report.start_ns, !was_ended && m_report.end_ns,
-            !was_done && m_report.done};
+    return {!was_started && m_report.start_ns,
+            !was_ended && m_report.end_ns,
+            !was_done && m_report.done,
+            {m_report.change_requests.begin() + static_cast<std::ptrdiff_t>(requests),
+             m_report.change_requests.end()}};
 }
 
 std::string GuestOutput::channel_note() const {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rig::run {
 
@@ -24,6 +25,8 @@ struct ChannelNews {
     bool started = false; // the workload's start
     bool ended = false;   // the workload's end
     bool done = false;    // the agent's last record
+    // Files of the coherency probe the guest asks the server's side to change now.
+    std::vector<std::string> change_requests;
 };
 
 // What the workload's output is: a program's text, or a module's kernel log since its

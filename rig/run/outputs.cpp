@@ -146,4 +146,31 @@ OutputCheck check_outputs(const Manifest& guest, const std::optional<Manifest>& 
     return check;
 }
 
+OutputCheck check_against(const Manifest& guest, const Manifest& reference,
+                          const std::string& name) {
+    std::set<std::string> paths;
+    for (const Manifest* manifest : {&guest, &reference})
+        for (const auto& [path, hash] : manifest->files)
+            paths.insert(path);
+    OutputCheck check;
+    check.files = paths.size();
+    // The reference's name stays out of the signature, like the hashes.
+    const std::string which = " (the reference: " + name + ")";
+    for (const std::string& path : paths) {
+        auto mine = guest.files.find(path), theirs = reference.files.find(path);
+        if (mine != guest.files.end() && theirs != reference.files.end()) {
+            if (mine->second != theirs->second)
+                check.wrong.push_back(
+                    wrong_line(path, "other content than the reference has",
+                               " (" + util::short_sha(mine->second) + ", the reference " +
+                                   util::short_sha(theirs->second) + ": " + name + ")"));
+        } else if (mine == guest.files.end()) {
+            check.wrong.push_back(wrong_line(path, "missing, though the reference has it", which));
+        } else {
+            check.wrong.push_back(wrong_line(path, "not in the reference", which));
+        }
+    }
+    return check;
+}
+
 } // namespace rig::run

@@ -44,4 +44,9 @@ struct OutputCheck {
 OutputCheck check_outputs(const Manifest& guest, const std::optional<Manifest>& server,
                           const std::map<std::string, std::string>& expected);
 
+// The guest's view against a reference sample's (`name` names it in the lines, not in
+// their signatures): each file that differs, or that one has and the other not, is wrong.
+OutputCheck check_against(const Manifest& guest, const Manifest& reference,
+                          const std::string& name);
+
 } // namespace rig::run

@@ -14,6 +14,7 @@
 #include "run/hosts.hpp"
 #include "run/kernel_provider.hpp"
 #include "run/progress.hpp"
+#include "run/reference.hpp"
 #include "run/sample.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -111,6 +112,7 @@ struct RunState {
     Progress& progress;
     RunSummary& summary;
     KernelProvider& kernels;
+    const std::vector<core::Cell>& cells;
 };
 
 // One sample of the plan on `hypervisor`, its logs and share in the run's folder.
@@ -177,7 +179,9 @@ Expected<void> run_on_one_host(const std::vector<Planned>& plan, vm::Hypervisor&
                                        [&](const std::string& name) { progress.phase(name); },
                                        [&] { progress.tick(); }),
                                    state.settings.pacing);
-        const core::Sample& sample = ran.sample;
+        core::Sample& sample = ran.sample;
+        if (repetition >= 0)
+            RIG_TRY(hold_against_reference(state.db, state.run_id, state.cells, sample));
         progress.end_sample(core::outcome_text(sample), sample.total_seconds);
         // The partial sample of an interrupted run is stored as aborted, so the resumed
         // run knows to redo exactly that one. Warmups are not stored.
@@ -247,8 +251,12 @@ Expected<std::vector<Slot>> make_slots(const std::vector<Host>& hosts,
 
 // A sample of a slot stored (a warmup is not) and its host's count raised; the error that
 // stops the run, if any. Called under the run's lock.
-std::optional<Error> store_slot_sample(RunState& state, const Planned& planned,
-                                       const SampleRun& ran, store::RunHost& host) {
+std::optional<Error> store_slot_sample(RunState& state, const Planned& planned, SampleRun& ran,
+                                       store::RunHost& host) {
+    if (planned.repetition >= 0)
+        if (auto held = hold_against_reference(state.db, state.run_id, state.cells, ran.sample);
+            !held)
+            return held.error();
     Expected<int64_t> stored = planned.repetition < 0
                                    ? Expected<int64_t>(0)
                                    : state.db.add_sample(state.run_id, ran.sample);
@@ -361,7 +369,8 @@ Expected<void> run_on_slots(const std::vector<Planned>& plan, const std::vector<
 }
 
 // A batch sample stored and counted.
-Expected<void> store_sample(RunState& state, const core::Sample& sample) {
+Expected<void> store_sample(RunState& state, core::Sample sample) {
+    RIG_TRY(hold_against_reference(state.db, state.run_id, state.cells, sample));
     RIG_TRY(state.db.add_sample(state.run_id, sample));
     ++state.summary.samples_run;
     if (sample.outcome != core::Outcome::ok)
@@ -594,8 +603,8 @@ Expected<RunSummary> run_scenario(const core::Scenario& given, store::Database& 
     if (!settings.kernels)
         local_kernels = make_kernel_provider(settings.cache_dir, settings.tty, db, interrupted);
     KernelProvider& kernels = settings.kernels ? *settings.kernels : *local_kernels;
-    RunState state{scenario, db,          settings, run_id,  accel,  run_dir,
-                   root,     interrupted, progress, summary, kernels};
+    RunState state{scenario, db,          settings, run_id,  accel,   run_dir,
+                   root,     interrupted, progress, summary, kernels, cells};
     if (settings.batch)
         RIG_TRY(run_as_batch(plan, cells, state));
     else if (slots.size() > 1)

@@ -6,6 +6,7 @@
 #include "core/evidence.hpp"
 #include "core/fs.hpp"
 #include "core/profile.hpp"
+#include "run/coherency.hpp"
 #include "run/guest_output.hpp"
 #include "run/outputs.hpp"
 #include "run/sample_collect.hpp"
@@ -79,7 +80,11 @@ void check_outputs_of(const SampleContext& context, const guest::AgentReport& re
     std::map<std::string, std::string> expected;
     if (workload.kind == core::WorkloadKind::readback)
         expected = workload::readback_expected(workload.readback);
-    OutputCheck check = check_outputs(manifest(report.outputs_text), server, expected);
+    Manifest seen = manifest(report.outputs_text);
+    // Kept whole for later samples to be held against (run/reference.hpp); a cut one is not.
+    if (seen.whole)
+        sample.outputs = report.outputs_text;
+    OutputCheck check = check_outputs(seen, server, expected);
     sample.metrics.push_back({"outputs.files", static_cast<double>(check.files), "files"});
     sample.metrics.push_back({"outputs.wrong", static_cast<double>(check.wrong.size()), "files"});
     if (check.wrong.empty())
@@ -97,6 +102,31 @@ void check_outputs_of(const SampleContext& context, const guest::AgentReport& re
     }
 }
 
+// The coherency probe: what the guest saw after each change, against the mount's promise;
+// a broken promise is wrong output, like a file that never reached the server.
+void check_coherency_of(const SampleContext& context, const guest::AgentReport& report,
+                        const ServerChanges* changes, core::SampleFacts& facts,
+                        core::Sample& sample, std::string& note) {
+    const core::CoherencyParams& params = context.scenario.workload.coherency;
+    // A guest that never got past its workload probed nothing, which says nothing.
+    if (!params.enabled() || !report.end_ns)
+        return;
+    if (changes)
+        note += changes->note();
+    CoherencyCheck check = check_coherency(params, report.stale, core::coherence(context.cell));
+    for (core::Metric& metric : check.metrics)
+        sample.metrics.push_back(std::move(metric));
+    if (!check.lines.empty())
+        note += "coherency probe (the mount promises " +
+                core::describe(core::coherence(context.cell)) + "):\n";
+    for (core::ErrorLine& line : check.lines) {
+        note += "  " + line.line + "\n";
+        (line.severity == core::Severity::error ? sample.error_count : sample.warning_count)++;
+        sample.lines.push_back(std::move(line));
+    }
+    facts.wrong_outputs += check.broken;
+}
+
 // Watches a booted guest to its stop, then turns what it said into the sample.
 void watch_guest(const SampleContext& context, const Pacing& pacing, const Launch& launch,
                  vm::Vm& guest, Clock::time_point launched, SpaceWatch& space,
@@ -104,6 +134,11 @@ void watch_guest(const SampleContext& context, const Pacing& pacing, const Launc
     core::SampleFacts facts;
     std::string note;
     Watch watch(context, pacing, launch.spec, guest, space, launched);
+    std::optional<ServerChanges> changes;
+    if (!launch.acks.empty()) {
+        changes.emplace(context.scenario.workload.coherency, share, launch.acks);
+        watch.serve_changes(&*changes);
+    }
     watch.until_stop(facts, note);
     guest.destroy();
     watch.take_rest();
@@ -112,6 +147,8 @@ void watch_guest(const SampleContext& context, const Pacing& pacing, const Launc
     const GuestOutput& output = watch.output();
     output.describe(context.cell.fs(), facts, sample);
     check_outputs_of(context, output.report(), share, facts, sample, note);
+    check_coherency_of(context, output.report(), changes ? &*changes : nullptr, facts, sample,
+                       note);
     // Beside console.log, which has only warnings and worse up to a panic.
     if (!output.report().kernel_log.empty())
         (void)util::write_file_atomically(context.dir / "kernel.log", output.report().kernel_log,

@@ -11,6 +11,7 @@
 #include "run/reproducer.hpp"
 #include "vm/qemu.hpp"
 #include "vm/virtiofsd_log.hpp"
+#include "workload/coherency.hpp"
 #include "workload/generate.hpp"
 #include "workload/readback.hpp"
 
@@ -45,7 +46,7 @@ Expected<void> date_back(const fs::path& share) {
     return {};
 }
 
-Expected<void> fill_share(const core::Workload& workload, const fs::path& share) {
+Expected<void> fill_kind(const core::Workload& workload, const fs::path& share) {
     std::error_code ec;
     switch (workload.kind) {
     case core::WorkloadKind::generate:
@@ -62,6 +63,13 @@ Expected<void> fill_share(const core::Workload& workload, const fs::path& share)
     case core::WorkloadKind::module: // the module travels in the job archive
         return {};
     }
+    return {};
+}
+
+Expected<void> fill_share(const core::Workload& workload, const fs::path& share) {
+    RIG_TRY(fill_kind(workload, share));
+    if (workload.coherency.enabled())
+        RIG_TRY(workload::write_coherency_files(share, workload.coherency));
     return {};
 }
 
@@ -101,6 +109,10 @@ Expected<guest::Job> make_job(const SampleContext& context) {
     for (const core::WorkloadPhase& step : scenario.workload.phases)
         job.phase_scripts.emplace_back(step.name, workload_script(step.command));
     job.mark_phases = scenario.guest.count_9p;
+    if (scenario.workload.coherency.enabled()) {
+        job.coherency = workload::coherency_plan(scenario.workload.coherency);
+        job.coherency_window = scenario.workload.coherency.window;
+    }
     job.scratch = scenario.guest.scratch_bytes != 0;
     job.profile_globs = core::profile_globs(scenario.guest.profile);
     if (context.module) {
@@ -168,6 +180,13 @@ Launch launch_for(const SampleContext& context, const guest::Job& job, const fs:
         std::error_code ec;
         fs::create_directories(marks, ec);
         spec.shares.push_back({vm::ShareKind::v9p, guest::k_mark_tag, marks, true, "none", ""});
+    }
+    if (!job.coherency.empty() && fs.mount != core::GuestMount::guest_fuse) {
+        launch.acks = context.dir / "acks";
+        std::error_code ec;
+        fs::create_directories(launch.acks, ec);
+        spec.shares.push_back(
+            {vm::ShareKind::v9p, guest::k_ack_tag, launch.acks, true, "none", ""});
     }
     return launch;
 }

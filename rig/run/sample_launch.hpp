@@ -33,6 +33,8 @@ struct CountSources {
 struct Launch {
     vm::GuestSpec spec;
     CountSources counted;
+    // The coherency probe's acknowledgements (the share k_ack_tag); empty when there is none.
+    std::filesystem::path acks;
 };
 
 // The share filled, the job's initramfs written and the guest described, in context.dir.

@@ -62,6 +62,9 @@ void Watch::take_in(size_t limit) {
     }
     if (news.done)
         m_done_at = Clock::now();
+    if (m_changes)
+        for (const std::string& name : news.change_requests)
+            m_changes->on_request(name);
 }
 
 std::optional<Stop> Watch::stop_reason(core::SampleFacts& facts) {

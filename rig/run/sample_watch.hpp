@@ -5,6 +5,7 @@
 #include "core/cpu_set.hpp"
 #include "core/sample.hpp"
 #include "proc/cpu.hpp"
+#include "run/coherency.hpp"
 #include "run/guest_output.hpp"
 #include "run/sample.hpp"
 #include "run/share_mount.hpp"
@@ -114,6 +115,9 @@ public:
           m_output(context.module ? WorkloadOutput::kernel_log : WorkloadOutput::text),
           m_launched(launched), m_last_output(launched) {}
 
+    // Where the coherency probe's changes are made when the guest asks (none: nowhere).
+    void serve_changes(ServerChanges* changes) { m_changes = changes; }
+
     // Polls the guest until it has to stop, and records why in facts and note.
     void until_stop(core::SampleFacts& facts, std::string& note);
 
@@ -152,6 +156,7 @@ private:
     std::optional<CpuMark> m_end_mark;
     std::optional<Clock::time_point> m_done_at;
     std::optional<std::string> m_helper_failure;
+    ServerChanges* m_changes = nullptr;
 };
 
 } // namespace rig::run

@@ -14,10 +14,12 @@ const std::vector<std::string> k_top_keys{
 const std::vector<std::string> k_kernel_keys{"name",    "debian",  "flavour", "image",
                                              "modules", "build",   "git",     "ref",
                                              "config",  "patches", "series",  "options"};
-const std::vector<std::string> k_workload_keys{"generate", "tree",   "command",  "phases",
-                                               "module",   "params", "readback", "outputs"};
+const std::vector<std::string> k_workload_keys{"generate", "tree",    "command",
+                                               "phases",   "module",  "params",
+                                               "readback", "outputs", "coherency"};
 const std::vector<std::string> k_generate_keys{"units", "headers", "functions"};
 const std::vector<std::string> k_readback_keys{"files", "size"};
+const std::vector<std::string> k_coherency_keys{"changes", "window"};
 const std::vector<std::string> k_guest_keys{"memory",  "cpus",       "accel",       "count_9p",
                                             "scratch", "host_paths", "share_limit", "profile"};
 const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
@@ -67,6 +69,7 @@ std::vector<KeyGroup> key_groups() {
         {"`workload`", k_workload_keys},
         {"`workload`", k_generate_keys},
         {"`workload`", k_readback_keys},
+        {"`workload`", k_coherency_keys},
         {"`guest`", k_guest_keys},
         {"`slurm`", k_slurm_keys},
         {"`timeouts`", k_timeout_keys},

@@ -13,6 +13,7 @@ extern const std::vector<std::string> k_kernel_keys;
 extern const std::vector<std::string> k_workload_keys;
 extern const std::vector<std::string> k_generate_keys;
 extern const std::vector<std::string> k_readback_keys;
+extern const std::vector<std::string> k_coherency_keys;
 extern const std::vector<std::string> k_guest_keys;
 extern const std::vector<std::string> k_timeout_keys;
 extern const std::vector<std::string> k_slurm_keys;

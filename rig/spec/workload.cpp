@@ -56,6 +56,40 @@ Expected<core::ReadbackParams> read_readback(const Context& context, const Entry
     return params;
 }
 
+// The coherency probe: which changes, one file each, and how long the guest watches each.
+Expected<core::CoherencyParams> read_coherency(const Context& context, const Entry& entry) {
+    core::CoherencyParams params;
+    bool listed = false;
+    for (const Entry& key :
+         RIG_TRY(read_map(context, entry.value, entry.path, &k_coherency_keys))) {
+        if (key.key == "window") {
+            Located text = RIG_TRY(read_scalar(context, key.value, key.path, "a duration"));
+            params.window = RIG_TRY(duration_of(context, text, "3s or 500ms"));
+            if (params.window > std::chrono::minutes(1))
+                return error_at(context, text,
+                                "expected a window of at most 1m, got '" + text.value + "'");
+            continue;
+        }
+        listed = true;
+        std::vector<Located> given =
+            RIG_TRY(read_scalars(context, key.value, key.path, Shape::list));
+        constexpr size_t k_most = 64;
+        if (given.empty() || given.size() > k_most)
+            return error_at(context, key.value, key.path,
+                            "give 1 to " + std::to_string(k_most) + " changes");
+        for (const Located& word : given) {
+            std::optional<core::Change> change = core::parse_change(word.value);
+            if (!change)
+                return error_at(context, word, unknown("change", word.value, core::change_words()));
+            params.changes.push_back(*change);
+        }
+    }
+    if (!listed)
+        return error_at(context, entry.value, child_path(entry.path, "changes"),
+                        "missing required key (rewrite, append, rename or delete, as a list)");
+    return params;
+}
+
 // Globs the agent expands in its shell and the host matches beneath the share.
 Expected<std::vector<std::string>> read_outputs(const Context& context, const Entry& entry) {
     std::vector<Located> given =
@@ -139,10 +173,10 @@ Expected<core::Workload> read_module_workload(const Context& context,
 Expected<core::Workload> read_readback_workload(const Context& context,
                                                 const std::vector<Entry>& keys) {
     for (const Entry& key : keys)
-        if (key.key != "readback")
+        if (key.key != "readback" && key.key != "coherency")
             return error_at(context, key.key_node, key.path,
-                            "a readback workload has only 'readback' (it runs and checks its "
-                            "own files)");
+                            "a readback workload has only 'readback' and 'coherency' (it runs "
+                            "and checks its own files)");
     core::Workload workload;
     workload.kind = core::WorkloadKind::readback;
     workload.command.clear();
@@ -155,10 +189,19 @@ Expected<core::Workload> read_readback_workload(const Context& context,
 Expected<core::Workload> read_workload(const Context& context, const Entry& entry) {
     std::vector<Entry> keys = RIG_TRY(
         read_map(context, entry.value, entry.path, &k_workload_keys, {"generate", "readback"}));
-    if (find_entry(keys, "module"))
+    const Entry* coherency = find_entry(keys, "coherency");
+    if (find_entry(keys, "module")) {
+        if (coherency)
+            return error_at(context, coherency->key_node, coherency->path,
+                            "'coherency' applies to a workload in the share, not a module");
         return read_module_workload(context, keys);
-    if (find_entry(keys, "readback"))
-        return read_readback_workload(context, keys);
+    }
+    if (find_entry(keys, "readback")) {
+        core::Workload workload = RIG_TRY(read_readback_workload(context, keys));
+        if (coherency)
+            workload.coherency = RIG_TRY(read_coherency(context, *coherency));
+        return workload;
+    }
     if (const Entry* params = find_entry(keys, "params"))
         return error_at(context, params->key_node, params->path,
                         "'params' applies only to a module workload");
@@ -206,6 +249,8 @@ Expected<core::Workload> read_workload(const Context& context, const Entry& entr
     }
     if (const Entry* outputs = find_entry(keys, "outputs"))
         workload.outputs = RIG_TRY(read_outputs(context, *outputs));
+    if (coherency)
+        workload.coherency = RIG_TRY(read_coherency(context, *coherency));
     return workload;
 }
 } // namespace rig::spec

@@ -82,6 +82,22 @@ Expected<int64_t> Database::add_sample(int64_t run_id, const core::Sample& sampl
     return sample_id;
 }
 
+Expected<std::optional<ReferenceOutputs>> Database::reference_outputs(int64_t run_id,
+                                                                      const std::string& cell_id) {
+    Impl& db = *m_impl;
+    auto select = RIG_TRY(Statement::prepare(
+        db, "SELECT repetition, outcome, outputs FROM samples WHERE run_id = ?1 AND cell_id = "
+            "?2 AND outputs != '' ORDER BY id"));
+    select.bind(run_id, cell_id);
+    while (RIG_TRY(select.step())) {
+        auto outcome = core::parse_outcome(select.text(1));
+        if (!outcome || !core::measured(*outcome) || *outcome == core::Outcome::wrong_output)
+            continue;
+        return ReferenceOutputs{cell_id, static_cast<int>(select.integer(0)), select.text(2)};
+    }
+    return std::nullopt;
+}
+
 Expected<std::vector<core::Sample>> Database::samples(int64_t run_id) {
     Impl& db = *m_impl;
     // One snapshot, so that a sample written meanwhile cannot appear without its lines.

@@ -316,6 +316,12 @@ CREATE TABLE cell_values (
 ) WITHOUT ROWID;
 )sql";
 
+// v11: each sample's outputs as the guest saw them (core::Sample::outputs), which later
+// samples are held against. '' before: none kept.
+const char* const k_v11_sample_outputs = R"sql(
+ALTER TABLE samples ADD COLUMN outputs TEXT NOT NULL DEFAULT '';
+)sql";
+
 } // namespace
 
 const std::vector<std::string>& migrations() {
@@ -328,7 +334,8 @@ const std::vector<std::string>& migrations() {
                                                   k_v7_run_launch,
                                                   k_v8_cell_records,
                                                   k_v9_watch,
-                                                  k_v10_cell_aggregates};
+                                                  k_v10_cell_aggregates,
+                                                  k_v11_sample_outputs};
     return scripts;
 }
 

@@ -81,6 +81,13 @@ template <util::RecordOf<KernelArtifact> A, class Visit> void fields(A& artifact
 // The samples of one cell of one run that ended with one outcome and negotiated one msize
 // and cache mode, counted and their error lines summed: the database keeps these as each
 // sample is stored, so that a report reads a row per cell and outcome, not per sample.
+// A sample's outputs as the guest saw them (core::Sample::outputs), and which sample it was.
+struct ReferenceOutputs {
+    std::string cell_id;
+    int repetition = 0;
+    std::string outputs;
+};
+
 struct OutcomeTally {
     int64_t run_id = 0;
     std::string cell_id;
@@ -409,6 +416,10 @@ public:
     Expected<int64_t> add_sample(int64_t run_id, const core::Sample& sample);
     // In insertion order, with their lines and metrics.
     Expected<std::vector<core::Sample>> samples(int64_t run_id);
+    // The earliest sample of the cell in the run with outputs and a measured outcome other
+    // than wrong-output: what later samples of the cell, and its twins, are held against.
+    Expected<std::optional<ReferenceOutputs>> reference_outputs(int64_t run_id,
+                                                                const std::string& cell_id);
     // Every cell's samples of these runs, by outcome (OutcomeTally), in no particular order.
     Expected<void> outcome_tallies(const std::vector<int64_t>& run_ids,
                                    const std::function<void(const OutcomeTally&)>& visit);

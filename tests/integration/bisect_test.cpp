@@ -698,19 +698,61 @@ TEST(Bisect, PlantedCachingRegressionFoundOnAMetricWithOneSamplePerStep) {
 // (f) base, 9p losing a write's last byte past 64 KiB while telling the writer it wrote
 // it all (cache=none and mmap, whose writes go straight to the server), a harmless commit.
 // Nothing errs: the file on the server has a zero byte where a character was.
-struct LostWriteHistory {
+// A planted culprit on the base and one harmless commit after it, kept under a ref so
+// that git's gc leaves them: GOOD (the base), the culprit, BAD.
+struct PlantedHistory {
     std::string good, culprit, bad;
 };
 
-const LostWriteHistory& lost_write_history() {
-    static LostWriteHistory history = [] {
+PlantedHistory planted_history(const std::string& name,
+                               const std::map<std::string, std::string>& files,
+                               const std::string& message, int day) {
+    fs::path repo = rig::test::linux_repo();
+    const std::string base = rig::test::k_linux_base_tag;
+    PlantedHistory h;
+    h.good = rig::test::must_run({"git", "rev-parse", base + "^{commit}"}, repo);
+    h.culprit = commit_files(repo, h.good, files, message, day);
+    const std::string addr = "fs/9p/vfs_addr.c";
+    h.bad = commit_files(
+        repo, h.culprit,
+        {{addr, rig::test::file_at(repo, base, addr) + "\n/* rig bisect test: " + name + " */\n"}},
+        "9p: note the address space operations (" + name + ")", day + 1);
+    rig::test::must_run({"git", "update-ref", "refs/rig-tests/bisect-" + name, h.bad}, repo);
+    return h;
+}
+
+// The signatures of BAD's error lines, with their samples' outcome, exit status and source.
+std::vector<std::string> bad_endpoint_lines(const fs::path& db) {
+    return query(db, "SELECT DISTINCT m.outcome, m.exit_status, e.source, e.signature FROM "
+                     "bisect_steps s, json_each(s.samples) j JOIN samples m ON m.id = j.value "
+                     "JOIN error_lines e ON e.sample_id = m.id WHERE s.role = 'bad-endpoint' "
+                     "ORDER BY 4");
+}
+
+// `rig bisect start --criterion output` on the cache=mmap cell from h.good to h.bad, two
+// samples at BAD: its cost printed, and the culprit named and verified.
+rig::proc::RunResult bisect_output(const Scratch& scratch, const fs::path& scenario,
+                                   const PlantedHistory& h, const std::string& what) {
+    auto started = std::chrono::steady_clock::now();
+    auto result = run_rig(start_args(scratch, scenario, "cache=mmap", h.good, h.bad,
+                                     {"--criterion", "output", "--samples", "2"}),
+                          k_bisect_timeout);
+    if (result.exit_code != 0)
+        return result;
+    print_cost(what, scratch.db, seconds_since(started));
+    EXPECT_EQ(one(scratch.db, "SELECT status, culprit, criterion FROM bisects"),
+              "culprit\t" + h.culprit + "\toutcome:wrong-output")
+        << result.out;
+    EXPECT_EQ(one(scratch.db, "SELECT verdict FROM bisect_steps WHERE role = 'verify-parent'"),
+              "good");
+    return result;
+}
+
+const PlantedHistory& lost_write_history() {
+    static PlantedHistory history = [] {
         fs::path repo = rig::test::linux_repo();
-        const std::string base = rig::test::k_linux_base_tag;
-        auto at = [&](const std::string& path) { return rig::test::file_at(repo, base, path); };
-        LostWriteHistory h;
-        h.good = rig::test::must_run({"git", "rev-parse", base + "^{commit}"}, repo);
         std::string lossy = replace_once(
-            at("fs/9p/vfs_file.c"),
+            rig::test::file_at(repo, rig::test::k_linux_base_tag, "fs/9p/vfs_file.c"),
             "\torigin = iocb->ki_pos;\n"
             "\tretval = p9_client_write(file->private_data, iocb->ki_pos, from, &err);\n",
             "\torigin = iocb->ki_pos;\n"
@@ -722,14 +764,8 @@ const LostWriteHistory& lost_write_history() {
             "\t\tretval += 1;\n");
         lossy = replace_once(lossy, "\tloff_t origin;\n\tint err = 0;\n",
                              "\tloff_t origin;\n\tint err = 0;\n\tbool lost;\n");
-        h.culprit = commit_files(repo, h.good, {{"fs/9p/vfs_file.c", lossy}},
-                                 "9p: write in fewer round trips", 51);
-        h.bad = commit_files(
-            repo, h.culprit,
-            {{"fs/9p/vfs_addr.c", at("fs/9p/vfs_addr.c") + "\n/* rig bisect test: w2 */\n"}},
-            "9p: note the address space operations", 52);
-        rig::test::must_run({"git", "update-ref", "refs/rig-tests/bisect-lost-write", h.bad}, repo);
-        return h;
+        return planted_history("lost-write", {{"fs/9p/vfs_file.c", lossy}},
+                               "9p: write in fewer round trips", 51);
     }();
     return history;
 }
@@ -742,27 +778,13 @@ const Workload k_readback{"{readback: {files: 2, size: 96K}}"};
 // wrong-output, the file named, and `--criterion output` bisects to it, verified.
 TEST(Bisect, ALostWriteThatPrintsNothingIsWrongOutputAndBisectedToItsCommit) {
     Scratch scratch("output");
-    const LostWriteHistory& h = lost_write_history();
+    const PlantedHistory& h = lost_write_history();
     fs::path scenario = write_scenario(scratch, "bisect-output", k_readback);
-    auto started = std::chrono::steady_clock::now();
-    auto result = run_rig(start_args(scratch, scenario, "cache=mmap", h.good, h.bad,
-                                     {"--criterion", "output", "--samples", "2"}),
-                          k_bisect_timeout);
-    double wall = seconds_since(started);
+    auto result = bisect_output(scratch, scenario, h, "output bisect (2 commits)");
     ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
-    print_cost("output bisect (2 commits)", scratch.db, wall);
-    EXPECT_EQ(one(scratch.db, "SELECT status, culprit, criterion FROM bisects"),
-              "culprit\t" + h.culprit + "\toutcome:wrong-output")
-        << result.out;
-    EXPECT_EQ(one(scratch.db, "SELECT verdict FROM bisect_steps WHERE role = 'verify-parent'"),
-              "good");
     // BAD's samples: the workload exited 0 and printed no error, but the guest's files
     // reached the server changed (and it reads them back so), each named.
-    auto bad =
-        query(scratch.db, "SELECT DISTINCT m.outcome, m.exit_status, e.source, e.signature FROM "
-                          "bisect_steps s, json_each(s.samples) j JOIN samples m ON m.id = j.value "
-                          "JOIN error_lines e ON e.sample_id = m.id WHERE s.role = 'bad-endpoint' "
-                          "ORDER BY 4");
+    auto bad = bad_endpoint_lines(scratch.db);
     EXPECT_EQ(bad, (std::vector<std::string>{
                        "wrong-output\t0\toutputs\toutput readback/g-0000: the guest reads other "
                        "content than was written",
@@ -782,6 +804,68 @@ TEST(Bisect, ALostWriteThatPrintsNothingIsWrongOutputAndBisectedToItsCommit) {
     for (const std::string& part :
          {"first bad commit: " + h.culprit, std::string("9p: write in fewer round trips"),
           std::string("wrong-output")})
+        EXPECT_NE(report.out.find(part), std::string::npos) << part << "\n" << report.out;
+    std::cout << report.out;
+}
+
+// A read that keeps serving an old page under cache=mmap, which promises every read asks
+// the server: the planted culprit keeps mmap-mode dentries (and so their inodes and pages)
+// as cache=loose does, and reads mmap-mode files through the page cache.
+const PlantedHistory& stale_read_history() {
+    static PlantedHistory history = [] {
+        fs::path repo = rig::test::linux_repo();
+        auto at = [&](const std::string& path) {
+            return rig::test::file_at(repo, rig::test::k_linux_base_tag, path);
+        };
+        std::string cached = replace_once(at("fs/9p/vfs_file.c"),
+                                          "\t/* TODO: Check if there are dirty pages */\n"
+                                          "\treturn v9fs_file_read_iter(iocb, to);\n",
+                                          "\treturn generic_file_read_iter(iocb, to);\n");
+        std::string kept =
+            replace_once(at("fs/9p/vfs_super.c"),
+                         "\tif (v9ses->cache == CACHE_LOOSE || v9ses->cache == CACHE_FSCACHE)\n"
+                         "\t\tsb->s_d_op = &v9fs_cached_dentry_operations;\n",
+                         "\tif (v9ses->cache == CACHE_LOOSE || v9ses->cache == CACHE_FSCACHE ||\n"
+                         "\t    v9ses->cache == CACHE_MMAP)\n"
+                         "\t\tsb->s_d_op = &v9fs_cached_dentry_operations;\n");
+        return planted_history("stale-read",
+                               {{"fs/9p/vfs_file.c", cached}, {"fs/9p/vfs_super.c", kept}},
+                               "9p: serve mmap-mode reads from the page cache", 53);
+    }();
+    return history;
+}
+
+// Issue "wrong data", coherency: the host rewrites a file the guest has read, and a kernel
+// that keeps serving the old page under a mode that promises it never does prints nothing;
+// the coherency probe makes it wrong-output, and `--criterion output` finds the commit.
+TEST(Bisect, AStaleReadUnderAModeThatPromisesFreshReadsIsBisectedToItsCommit) {
+    Scratch scratch("stale");
+    const PlantedHistory& h = stale_read_history();
+    fs::path scenario = write_scenario(
+        scratch, "bisect-stale",
+        Workload{"{command: \"true\", coherency: {changes: [rewrite, append], window: 500ms}}"});
+    auto result = bisect_output(scratch, scenario, h, "stale-read bisect (2 commits)");
+    ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+    // BAD's samples: the guest saw neither the host's rewrite nor its append (the kept
+    // inode's size is the old one too), and nothing printed an error.
+    auto bad = bad_endpoint_lines(scratch.db);
+    EXPECT_EQ(bad, (std::vector<std::string>{
+                       "wrong-output\t0\tcoherency\tcoherency: a rewrite stays stale past the "
+                       "promise (immediate)",
+                       "wrong-output\t0\tcoherency\tcoherency: an append stays stale past the "
+                       "promise (immediate)"}))
+        << result.out;
+    // GOOD's samples saw each change at their first read.
+    EXPECT_EQ(one(scratch.db, "SELECT group_concat(DISTINCT m.outcome) || ' ' || max(x.value) "
+                              "FROM bisect_steps s, json_each(s.samples) j JOIN samples m ON "
+                              "m.id = j.value JOIN metrics x ON x.sample_id = m.id AND x.name = "
+                              "'stale.reads' WHERE s.role = 'good-endpoint'"),
+              "ok 0.0");
+    auto report = run_rig({"--db", scratch.db.string(), "bisect", "report", "1"});
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    for (const std::string& part : {"first bad commit: " + h.culprit,
+                                    std::string("9p: serve mmap-mode reads from the page cache"),
+                                    std::string("stale.rewrite.unseen")})
         EXPECT_NE(report.out.find(part), std::string::npos) << part << "\n" << report.out;
     std::cout << report.out;
 }

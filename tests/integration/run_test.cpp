@@ -157,7 +157,8 @@ TEST(Run, NinePAndVirtiofsSamplesFinishOk) {
 
 // Files of known content written by the guest reach the host and the host's reach the
 // guest, through every cache of every filesystem: each side's hash of each file is what it
-// was written with (the bisect suite plants a kernel for which they are not).
+// was written with (the bisect suite plants a kernel for which they are not). And each
+// mount keeps its coherency promise when the host changes a file the guest has read.
 TEST(Run, ReadbackHoldsOnEveryFilesystemAndCacheMode) {
     Scratch scratch("readback");
     auto result =
@@ -173,6 +174,45 @@ TEST(Run, ReadbackHoldsOnEveryFilesystemAndCacheMode) {
                                         "9p\tnone\tok\t0\t8\t0", "fuse\t\tok\t0\t8\t0",
                                         "virtiofs\tauto\tok\t0\t8\t0"}))
         << result.out;
+    // Coherency: every mount kept its promise. Those that promise fresh reads gave no stale
+    // one; loose, which promises nothing, saw none of the four changes in its window.
+    auto metric = [](const std::string& name) {
+        return "(SELECT CAST(value AS INTEGER) FROM metrics WHERE sample_id = s.id AND name = '" +
+               name + "')";
+    };
+    EXPECT_EQ(query(scratch.db, "SELECT c.fs, c.cache, " + metric("stale.unseen") + ", " +
+                                    metric("stale.broken") +
+                                    " FROM samples s JOIN cells c USING (run_id, cell_id) "
+                                    "ORDER BY 1, 2"),
+              (std::vector<std::string>{"9p\tloose\t4\t0", "9p\tmmap\t0\t0", "9p\tnone\t0\t0",
+                                        "fuse\t\t0\t0", "virtiofs\tauto\t0\t0"}))
+        << result.out;
+    EXPECT_EQ(query(scratch.db, "SELECT DISTINCT m.value FROM metrics m JOIN samples s ON s.id = "
+                                "m.sample_id JOIN cells c USING (run_id, cell_id) WHERE c.fs = "
+                                "'9p' AND c.cache IN ('none', 'mmap') AND m.name = 'stale.reads'"),
+              (std::vector<std::string>{"0.0"}));
+    for (const std::string part : {"Coherency:", "> 2.50 s"})
+        EXPECT_NE(result.out.find(part), std::string::npos) << part << "\n" << result.out;
+}
+
+// Guest and server can agree on a file and still be wrong: each sample's outputs are held
+// against its cell's cache=none twin, stored in the database, and a difference is
+// wrong-output, the file named.
+TEST(Run, OutputsThatDifferFromTheReferenceAreWrongOutput) {
+    Scratch scratch("reference");
+    auto result =
+        run_rig({"--db", scratch.db, "run", "tests/data/run/reference.yaml"}, k_run_timeout);
+    ASSERT_EQ(result.exit_code, 1) << result.out << result.err;
+    EXPECT_EQ(query(scratch.db, "SELECT c.cache, s.outcome, s.error_count, length(s.outputs) > 0 "
+                                "FROM samples s JOIN cells c USING (run_id, cell_id) ORDER BY 1"),
+              (std::vector<std::string>{"loose\twrong-output\t1\t1", "none\tok\t0\t1"}))
+        << result.out;
+    EXPECT_EQ(query(scratch.db, "SELECT source, signature FROM error_lines"),
+              (std::vector<std::string>{
+                  "outputs\toutput stamp.txt: other content than the reference has"}));
+    EXPECT_NE(
+        one(scratch.db, "SELECT line FROM error_lines").find("sample 1 of the cache=none twin"),
+        std::string::npos);
 }
 
 TEST(Run, PhasesAreTimedAndCountedOnTheirOwn) {

@@ -81,6 +81,15 @@ TEST(CellRecord, EveryFieldRoundTrips) {
     EXPECT_EQ(back->guest.accel, core::Accel::tcg);
     EXPECT_EQ(back->timeouts.silence, std::chrono::milliseconds(1500));
     EXPECT_EQ(back->patches.front().text, "From: t\n");
+    // What a workload does is in its canonical text: a field the codec forgot would show.
+    record.workload.kind = core::WorkloadKind::command;
+    record.workload.outputs = {"out/*"};
+    record.workload.coherency.changes = {core::Change::remove, core::Change::rewrite};
+    record.workload.coherency.window = std::chrono::milliseconds(700);
+    back = core::decode_cell_record(core::encode(record), "test");
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->workload.canonical(), record.workload.canonical());
+    EXPECT_EQ(back->workload.coherency.changes, record.workload.coherency.changes);
 
     auto broken = core::decode_cell_record("{\"cell\": 3}", "run 4, cell x");
     ASSERT_FALSE(broken);

@@ -434,3 +434,23 @@ TEST(PhaseName, AWordOfAtMost32LettersDigitsUnderscoresAndDashes) {
     EXPECT_FALSE(is_phase_name("fuse.path.open:include"));
     EXPECT_FALSE(is_phase_name("a b"));
 }
+
+TEST(Cell, ATwinDiffersInTheOneAxisAlone) {
+    auto cell = [](std::string id, std::string cache, std::string msize) {
+        rig::core::Cell c;
+        c.id = std::move(id);
+        c.kernel = 1;
+        c.config = "debian";
+        c.params = {{"fs", "9p"}, {"cache", std::move(cache)}, {"msize", std::move(msize)}};
+        return c;
+    };
+    std::vector<rig::core::Cell> cells{cell("a", "none", "8192"), cell("b", "loose", "8192"),
+                                       cell("c", "none", "512000"), cell("d", "loose", "4096")};
+    cells.push_back(cell("e", "none", "4096"));
+    cells.back().kernel = 0;
+    const rig::core::Cell* twin = rig::core::twin_of(cells[1], cells, "cache", "none");
+    ASSERT_NE(twin, nullptr);
+    EXPECT_EQ(twin->id, "a");
+    EXPECT_EQ(rig::core::twin_of(cells[0], cells, "cache", "none"), nullptr) << "its own value";
+    EXPECT_EQ(rig::core::twin_of(cells[3], cells, "cache", "none"), nullptr) << "another kernel";
+}

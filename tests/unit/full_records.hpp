@@ -37,6 +37,7 @@ inline core::Sample full_sample() {
     sample.warning_count = 5;
     sample.evidence = "workload output (tail):\n\"quoted\" \t and a NUL-free tail\n";
     sample.started_at = "2026-01-01T00:00:00Z";
+    sample.outputs = std::string(64, 'a') + "  prog\n";
     sample.lines = {{core::Severity::error, "workload", "a.c:1: error: x", "a.c:N: error: x"},
                     {core::Severity::warning, "console", "WARNING: y", "WARNING: y"}};
     sample.metrics = {{"9p.work.getattr", 1234, "requests"}, {"noop/seconds", 0.5, "s"}};

@@ -663,6 +663,30 @@ TEST(Report, OutputsManifests) {
     EXPECT_EQ(report.malformed, 3u);
 }
 
+// The coherency probe: a change the guest asks for, and what it saw of each file.
+TEST(Report, CoherencyRecords) {
+    AgentReport report;
+    report.apply(record("change", {"c-0001"}));
+    report.apply(record("stale", {"c-0001", "12", "980000000", "1"}));
+    report.apply(record("stale", {"c-0002", "400", "2000000000", "0"}));
+    EXPECT_EQ(report.change_requests, (std::vector<std::string>{"c-0001"}));
+    ASSERT_EQ(report.stale.size(), 2u);
+    EXPECT_EQ(report.stale[0].name, "c-0001");
+    EXPECT_EQ(report.stale[0].stale_reads, 12u);
+    EXPECT_EQ(report.stale[0].stale_ns, 980000000u);
+    EXPECT_TRUE(report.stale[0].fresh);
+    EXPECT_FALSE(report.stale[1].fresh);
+    report.apply(record("stale", {"c-0003", "1", "1", "yes"}));
+    report.apply(record("stale", {"c-0003", "-1", "1", "1"}));
+    report.apply(record("stale", {"c 3", "1", "1", "1"}));
+    report.apply(record("change", {"a", "b"}));
+    EXPECT_EQ(report.malformed, 4u);
+    // A guest that floods asks for no more than the plan could hold.
+    for (int i = 0; i < 1000; ++i)
+        report.apply(record("change", {"c-0001"}));
+    EXPECT_EQ(report.change_requests.size(), AgentReport::k_max_coherency);
+}
+
 TEST(Report, Metrics) {
     AgentReport report;
     report.apply(record("metric", {"compile_time", "12.5", "s"}));
@@ -882,6 +906,26 @@ TEST(Job, TheGuestRootsSharesAndLinksTravelAsPlainPairs) {
     EXPECT_NE(text->find("\nROOT_LINKS=bin:usr/bin lib64:usr/lib64\n"), std::string::npos);
     for (const char* bad : {"/opt/a b", "/opt/../etc", "/opt/$(x)", ""}) {
         job.root_shares = {{"hostpath0", bad}};
+        EXPECT_FALSE(job_file(job)) << bad;
+    }
+}
+
+TEST(Job, TheCoherencyProbeTravelsAsWordsWithItsAckShareUnlessFuseServesItself) {
+    Job job = sample_job();
+    job.coherency = "c-0001:rewrite c-0002:delete";
+    job.coherency_window = std::chrono::milliseconds(1500);
+    auto text = job_file(job);
+    ASSERT_TRUE(text) << text.error().message;
+    EXPECT_NE(text->find("\nCOHERENCY=c-0001:rewrite c-0002:delete\nCOHERENCY_WINDOW_MS=1500\n"
+                         "ACK_TAG=rigack\n"),
+              std::string::npos)
+        << *text;
+    job.fs = rig::core::find_fs("fuse");
+    text = job_file(job);
+    ASSERT_TRUE(text) << text.error().message;
+    EXPECT_EQ(text->find("ACK_TAG="), std::string::npos);
+    for (const char* bad : {"c-0001:rewrite;reboot", "c-0001:Rewrite", "c-0001:$(x)"}) {
+        job.coherency = bad;
         EXPECT_FALSE(job_file(job)) << bad;
     }
 }

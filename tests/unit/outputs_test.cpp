@@ -4,6 +4,8 @@
 // expects, run here by the same sh and awk the guest takes from the host's /usr.
 #include "proc/process.hpp"
 #include "run/outputs.hpp"
+#include "run/reference.hpp"
+#include "store/store.hpp"
 #include "temp_dir.hpp"
 #include "util/file.hpp"
 #include "util/hash.hpp"
@@ -153,4 +155,93 @@ TEST(Readback, TheGuestsScriptWritesWhatTheHostExpects) {
     auto hashed = hash_folder(dir.path(), {"readback/*"});
     ASSERT_TRUE(hashed) << hashed.error().message;
     EXPECT_EQ(hashed->files, rig::workload::readback_expected(params));
+}
+
+// A sample's outputs against a reference sample's: the same files, other content, and one
+// side only; the reference's name in the line, not in the signature.
+TEST(Outputs, AgainstAReferenceEachDifferingFileIsWrong) {
+    Manifest mine = manifest({{"prog", k_a}, {"a.o", k_b}, {"new.o", k_c}});
+    Manifest reference = manifest({{"prog", k_a}, {"a.o", k_c}, {"gone.o", k_c}});
+    auto check = rig::run::check_against(mine, reference, "sample 1 of this cell");
+    EXPECT_EQ(check.files, 4u);
+    EXPECT_EQ(lines_of(check),
+              (std::vector<std::string>{"output a.o: other content than the reference has",
+                                        "output gone.o: missing, though the reference has it",
+                                        "output new.o: not in the reference"}));
+    EXPECT_EQ(check.wrong[0].line,
+              "output a.o: other content than the reference has (bbbbbbbbbbbb, "
+              "the reference cccccccccccc: sample 1 of this cell)");
+    EXPECT_TRUE(rig::run::check_against(mine, mine, "x").wrong.empty());
+}
+
+namespace {
+
+rig::core::Cell cell_with(const std::string& id, const std::string& cache) {
+    rig::core::Cell cell;
+    cell.id = id;
+    cell.kernel_name = "deb";
+    cell.config = "debian";
+    cell.params = {{"fs", "9p"}, {"cache", cache}, {"msize", "512000"}};
+    cell.canonical = id;
+    return cell;
+}
+
+std::string sums(const std::string& hash) {
+    return hash + "  prog\n" + k_a + "  a.o\n";
+}
+
+} // namespace
+
+// Before a sample is stored, its outputs are held against its cell's cache=none twin, else
+// against its own cell's earliest sample; a difference makes it wrong-output, with lines.
+TEST(Outputs, ASampleIsHeldAgainstItsTwinOrItsCellsFirstSample) {
+    rig::test::TempDir dir;
+    auto db = rig::store::Database::open(dir.path() / "rig.db");
+    ASSERT_TRUE(db) << db.error().message;
+    rig::store::RunInfo run;
+    run.scenario_name = "t";
+    run.started_at = "2026-12-07T10:00:00Z";
+    const int64_t run_id = (*db)->begin_run(run).value();
+    std::vector<rig::core::Cell> cells{cell_with("none00000000", "none"),
+                                       cell_with("loose0000000", "loose"),
+                                       cell_with("mmap00000000", "mmap")};
+    cells[2].params["msize"] = "8192"; // no twin: its own first sample is the reference
+    ASSERT_TRUE((*db)->add_cells(run_id, cells));
+    auto sample = [](const std::string& cell, int repetition, const std::string& hash) {
+        rig::core::Sample s;
+        s.cell_id = cell;
+        s.repetition = repetition;
+        s.outcome = rig::core::Outcome::ok;
+        s.outputs = sums(hash);
+        return s;
+    };
+    auto held = [&](rig::core::Sample s) {
+        EXPECT_TRUE(rig::run::hold_against_reference(**db, run_id, cells, s));
+        EXPECT_TRUE((*db)->add_sample(run_id, s));
+        return s;
+    };
+    // The first sample of all has nothing to be held against.
+    EXPECT_EQ(held(sample("none00000000", 0, k_b)).outcome, rig::core::Outcome::ok);
+    EXPECT_EQ(held(sample("loose0000000", 0, k_b)).outcome, rig::core::Outcome::ok);
+    rig::core::Sample off = held(sample("loose0000000", 1, k_c));
+    EXPECT_EQ(off.outcome, rig::core::Outcome::wrong_output);
+    EXPECT_EQ(off.error_count, 1);
+    ASSERT_EQ(off.lines.size(), 1u);
+    EXPECT_NE(off.lines[0].line.find("sample 1 of the cache=none twin"), std::string::npos)
+        << off.lines[0].line;
+    EXPECT_NE(off.evidence.find("outputs that differ from"), std::string::npos);
+    // A wrong-output sample is never a reference; the twin's own next sample is held
+    // against its first.
+    EXPECT_EQ(held(sample("none00000000", 1, k_c)).outcome, rig::core::Outcome::wrong_output);
+    EXPECT_EQ(held(sample("mmap00000000", 0, k_c)).outcome, rig::core::Outcome::ok);
+    rig::core::Sample second = held(sample("mmap00000000", 1, k_b));
+    EXPECT_EQ(second.outcome, rig::core::Outcome::wrong_output);
+    EXPECT_NE(second.lines[0].line.find("sample 1 of this cell"), std::string::npos);
+    // Nothing hashed, or a failed workload: nothing to hold.
+    rig::core::Sample failed = sample("mmap00000000", 2, k_b);
+    failed.outcome = rig::core::Outcome::workload_failed;
+    EXPECT_EQ(held(failed).outcome, rig::core::Outcome::workload_failed);
+    rig::core::Sample unhashed = sample("mmap00000000", 3, k_b);
+    unhashed.outputs.clear();
+    EXPECT_EQ(held(unhashed).outcome, rig::core::Outcome::ok);
 }

@@ -201,7 +201,8 @@ TEST(ReportMetrics, EachRenderSaysWhichMetricsItReads) {
     }
     options.format = Format::html;
     EXPECT_EQ(metrics_shown(options), MetricsRead::all) << "HTML shows the table and errors";
-    EXPECT_EQ(table_metric_prefixes({}), std::vector<std::string>{"9p.work."});
+    // The counter columns, and the coherency table's figures beside them.
+    EXPECT_EQ(table_metric_prefixes({}), (std::vector<std::string>{"9p.work.", "stale."}));
     EXPECT_EQ(table_metric_prefixes({"noop/seconds"}), std::vector<std::string>{"noop/seconds"});
 }
 

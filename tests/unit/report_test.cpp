@@ -423,3 +423,47 @@ TEST(Render, ErrorsView) {
                      "        cc\n"
                      "      > x: Bad file descriptor\n");
 }
+
+// The coherency table under the results table: per cell that ran the probe, its promise,
+// each kind of change's median stale time and whether the promise held.
+TEST(Report, CoherencyTableShowsEachModesPromiseAndStaleTimes) {
+    std::vector<core::Cell> cells{cell("c1", "deb-6.1", {{"fs", "9p"}, {"cache", "loose"}}),
+                                  cell("c2", "deb-6.1", {{"fs", "9p"}, {"cache", "none"}}),
+                                  cell("c3", "deb-6.1", {{"fs", "fuse"}, {"attr_timeout", "1"}}),
+                                  cell("c4", "deb-6.1", {{"fs", "9p"}, {"cache", "mmap"}})};
+    auto probed = [](const std::string& id, double rewrite, double unseen, double broken,
+                     core::Outcome outcome) {
+        core::Sample s = sample(id, outcome, 1);
+        s.metrics = {{"stale.rewrite.seconds", rewrite, "s"},
+                     {"stale.rewrite.unseen", unseen, "files"},
+                     {"stale.delete.seconds", 0.001, "s"},
+                     {"stale.delete.unseen", 0, "files"},
+                     {"stale.broken", broken, "files"}};
+        return s;
+    };
+    std::vector<core::Sample> samples{
+        probed("c1", 2.0, 1, 0, core::Outcome::ok),
+        probed("c2", 0.0004, 0, 0, core::Outcome::ok),
+        probed("c3", 0.97, 0, 0, core::Outcome::ok),
+        probed("c3", 0.99, 0, 0, core::Outcome::ok),
+        probed("c3", 1.98, 0, 1, core::Outcome::wrong_output),
+        sample("c4", core::Outcome::ok, 1), // no probe: no row
+    };
+    const std::string text = render_results(cells, samples);
+    auto table = lines_of(text.substr(text.find("Coherency:")));
+    ASSERT_EQ(table.size(), 5u) << text;
+    EXPECT_TRUE(contains(table[1], "promise") && contains(table[1], "rewrite") &&
+                contains(table[1], "kept"))
+        << table[1];
+    EXPECT_TRUE(contains(table[2], "loose") && contains(table[2], "none") &&
+                contains(table[2], "> 2.00 s") && contains(table[2], "-      ") &&
+                table[2].back() == '-')
+        << table[2];
+    EXPECT_TRUE(contains(table[3], "immediate") && contains(table[3], "0.00 s") &&
+                contains(table[3], "kept"))
+        << table[3];
+    EXPECT_TRUE(contains(table[4], "attr_timeout=1") && contains(table[4], "within 1 s") &&
+                contains(table[4], "0.99 s") && contains(table[4], "broken in 1 of 3"))
+        << table[4];
+    EXPECT_FALSE(contains(render_results({cells[3]}, {samples.back()}), "Coherency:"));
+}

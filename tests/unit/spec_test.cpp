@@ -454,6 +454,33 @@ TEST(spec, outputs_enter_the_cell_only_when_given_and_readback_is_a_workload_of_
     EXPECT_NE(ids_of(*readback), ids_of(*defaults));
 }
 
+TEST(spec, coherency_lists_its_changes_and_enters_the_cell) {
+    auto plain = parse_scenario(k_head + "workload: {command: make}\n", "a.yaml");
+    auto probed = parse_scenario(
+        k_head + "workload: {command: make, coherency: {changes: [rewrite, delete, rewrite], "
+                 "window: 500ms}}\n",
+        "b.yaml");
+    auto readback = parse_scenario(
+        k_head + "workload: {readback: {files: 1}, coherency: {changes: [append]}}\n", "c.yaml");
+    ASSERT_TRUE(plain && probed && readback)
+        << (probed ? readback.error().message : probed.error().message);
+    using core::Change;
+    EXPECT_EQ(probed->workload.coherency.changes,
+              (std::vector<Change>{Change::rewrite, Change::remove, Change::rewrite}));
+    EXPECT_EQ(probed->workload.coherency.window, std::chrono::milliseconds(500));
+    EXPECT_EQ(probed->workload.canonical(),
+              "command=make;coherency=rewrite,delete,rewrite,window:500");
+    EXPECT_EQ(plain->workload.canonical(), "command=make");
+    EXPECT_NE(ids_of(*plain), ids_of(*probed));
+    EXPECT_EQ(readback->workload.coherency.window, std::chrono::seconds(3));
+    auto missing =
+        parse_scenario(k_head + "workload: {command: make, coherency: {window: 1s}}\n", "d.yaml");
+    ASSERT_FALSE(missing);
+    EXPECT_NE(missing.error().message.find("workload.coherency.changes: missing required key"),
+              std::string::npos)
+        << missing.error().message;
+}
+
 TEST(spec, image_kernels_take_a_build_folder_for_modules) {
     auto scenario = parse_scenario("name: t\nkernels:\n  - {name: mine, image: /boot/vmlinuz, "
                                    "build: /usr/src/linux}\nworkload: {module: bench.c}\n",

@@ -76,6 +76,7 @@ core::Sample make_sample(const std::string& cell_id, int repetition,
     sample.warning_count = 1;
     sample.evidence = "line one\nline 'two' \"quoted\"";
     sample.started_at = "2024-05-01T10:00:05Z";
+    sample.outputs = std::string(64, 'b') + "  units/unit_0.o\n";
     sample.lines = {
         {core::Severity::error, "dmesg", "9pnet: bad packet at 0xffff1234", "9pnet: bad packet at"},
         {core::Severity::warning, "console", "WARNING: CPU: 1 PID: 42", "WARNING: CPU: PID:"},
@@ -1079,7 +1080,7 @@ TEST(StoreAggregates, EverySampleCountsInItsCellAndAMigrationFillsTheSameFromThe
     ASSERT_EQ(sqlite3_open(path.c_str(), &handle), SQLITE_OK);
     EXPECT_EQ(sqlite3_exec(handle,
                            "DROP TABLE cell_outcomes; DROP TABLE cell_values; "
-                           "PRAGMA user_version = 9",
+                           "ALTER TABLE samples DROP COLUMN outputs; PRAGMA user_version = 9",
                            nullptr, nullptr, nullptr),
               SQLITE_OK)
         << sqlite3_errmsg(handle);

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // fuse: rig's own passthrough daemon (rig-fuse) inside the guest over a local copy of the
 // work share; its kernel caching is set by its knob axes, not by `cache`.
+#include "core/cell.hpp"
 #include "core/fs.hpp"
+
+#include <algorithm>
+#include <string>
 
 namespace rig::core {
 
@@ -34,6 +38,17 @@ const FsRegistrar k_fuse{{
     .marks_in_share = false,
     .shows_negotiated = false,
     .modules = {"fuse"},
+    // The kernel may keep a name and its attributes for their timeouts (rig-fuse's default
+    // is libfuse's, 1 s); without keep_cache an open drops the file's pages.
+    .coherence =
+        [](const Cell& cell) {
+            double seconds = 0;
+            for (const char* axis : {"entry_timeout", "attr_timeout"}) {
+                std::string value = cell.param(axis);
+                seconds = std::max(seconds, value.empty() ? 1.0 : std::stod(value));
+            }
+            return Coherence{Coherence::Promise::within, seconds};
+        },
     .log_words = {"fuse:"},
     .functions = {"fuse_*"},
 }};

@@ -41,6 +41,15 @@ const FsRegistrar k_ninep{{
     .shows_negotiated = true,
     // The root share is 9p already: every guest loads 9p.
     .modules = {},
+    // Without a cache (the kernel's default) or with only mmap's, every read asks the
+    // server; every other mode keeps what it read as long as it likes.
+    .coherence =
+        [](const Cell& cell) {
+            std::string cache = cell.cache();
+            if (cache.empty() || cache == "none" || cache == "mmap")
+                return Coherence{Coherence::Promise::immediate, 0};
+            return Coherence{};
+        },
     .log_words = {"9pnet", "9p:", "v9fs", "netfs", "fscache", "FS-Cache"},
     // fs/9p and net/9p.
     .functions = {"v9fs_*", "p9_*"},

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // virtiofs: the C virtiofsd on the host, which the hypervisor starts per share.
+#include "core/cell.hpp"
 #include "core/fs.hpp"
 
 namespace rig::core {
@@ -26,6 +27,16 @@ const FsRegistrar k_virtiofs{{
     .marks_in_share = true,
     .shows_negotiated = false,
     .modules = {"virtiofs"},
+    // virtiofsd's entry and attribute timeouts: 0 for none, 1 s for auto, a day for always.
+    .coherence =
+        [](const Cell& cell) {
+            std::string cache = cache_or_default(cell);
+            if (cache == "none")
+                return Coherence{Coherence::Promise::immediate, 0};
+            if (cache == "auto")
+                return Coherence{Coherence::Promise::within, 1.0};
+            return Coherence{};
+        },
     .log_words = {"virtio-fs", "virtiofs", "virtio_fs"},
     // virtiofs is a FUSE transport: fs/fuse/virtio_fs.c over FUSE's core.
     .functions = {"virtio_fs_*", "fuse_*"},

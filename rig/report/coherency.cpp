@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// The coherency table.
+#include "report/coherency.hpp"
+
+#include "core/fs.hpp"
+#include "core/scenario.hpp"
+#include "report/cells.hpp"
+#include "report/table.hpp"
+#include "util/strings.hpp"
+
+#include <algorithm>
+
+namespace rig::report {
+
+namespace {
+
+// The median time a kind of change stayed unseen: "0.95 s", "> 2.00 s" when the median
+// sample never saw it within its window, "-" when the cell's probe made no such change.
+std::string stale_text(const CellResult& result, core::Change change) {
+    const MetricValues* seconds = find_metric(result, core::stale_metric(change, "seconds"));
+    if (!seconds)
+        return "-";
+    const MetricValues* unseen = find_metric(result, core::stale_metric(change, "unseen"));
+    const bool never = unseen && unseen->summary.median > 0;
+    return (never ? "> " : "") + util::fixed(seconds->summary.median, 2) + " s";
+}
+
+// "kept", or "broken in 2 of 3" samples; "-" where nothing is promised.
+std::string kept_text(const CellResult& result) {
+    const MetricValues* broken = find_metric(result, core::k_stale_broken);
+    if (!broken || core::coherence(result.cell).promise == core::Coherence::Promise::none)
+        return "-";
+    size_t samples = 0;
+    for (const core::Distribution::Entry& entry : broken->values.entries())
+        samples += entry.value > 0 ? entry.count : 0;
+    if (samples == 0)
+        return "kept";
+    return "broken in " + std::to_string(samples) + " of " + std::to_string(broken->values.size());
+}
+
+// The cell's mode: its cache, or a fuse cell's knobs.
+std::string mode_text(const core::Cell& cell) {
+    if (core::has_cache_axis(cell.fs()))
+        return core::cache_or_default(cell).empty() ? "default" : core::cache_or_default(cell);
+    std::vector<std::string> knobs;
+    for (const std::string_view axis : cell.fs().axes)
+        if (std::string value = cell.param(std::string(axis)); !value.empty())
+            knobs.push_back(std::string(axis) + "=" + value);
+    return knobs.empty() ? "default" : util::join(knobs, " ");
+}
+
+} // namespace
+
+Expected<std::string> coherency_text(const ReportData& data, Format format) {
+    const std::vector<core::Change>& changes = core::all_changes();
+    std::vector<Column> columns{{"case"}, {"kernel"}, {"config"}, {"fs"}, {"mode"}, {"promise"}};
+    for (core::Change change : changes)
+        columns.push_back({std::string(to_string(change)), Align::right});
+    columns.push_back({"kept"});
+    Table table(columns);
+    for (size_t i = 0; i < data.cells.size(); ++i) {
+        const CellResult& result = data.cells[i];
+        if (!find_metric(result, core::k_stale_broken))
+            continue;
+        std::vector<std::string> row{
+            case_label(i),          result.cell.kernel_name,
+            result.cell.config,     std::string(result.cell.fs().name),
+            mode_text(result.cell), core::describe(core::coherence(result.cell))};
+        for (core::Change change : changes)
+            row.push_back(stale_text(result, change));
+        row.push_back(kept_text(result));
+        table.add_row(std::move(row));
+    }
+    if (table.rows() == 0)
+        return std::string();
+    std::string heading = "Coherency: how long the guest still saw a file as it was before the "
+                          "server changed it (median; > the window: never within it)\n";
+    return heading + (format == Format::markdown ? table.to_markdown() : table.to_text());
+}
+
+} // namespace rig::report

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// Outputs held against a reference sample's.
+#include "run/reference.hpp"
+
+#include "run/outputs.hpp"
+
+#include <algorithm>
+
+namespace rig::run {
+
+std::vector<ReferenceCell> run_references(const core::Cell& cell,
+                                          const std::vector<core::Cell>& cells) {
+    std::vector<ReferenceCell> references;
+    if (const core::Cell* twin = core::twin_of(cell, cells, "cache", "none"))
+        references.push_back({twin->id, "the cache=none twin"});
+    references.push_back({cell.id, "this cell"});
+    return references;
+}
+
+Expected<void> hold_against_reference(store::Database& db, int64_t run_id,
+                                      const std::vector<ReferenceCell>& references,
+                                      core::Sample& sample) {
+    if (sample.outputs.empty() || !core::measured(sample.outcome) ||
+        sample.outcome == core::Outcome::wrong_output)
+        return {};
+    std::optional<store::ReferenceOutputs> reference;
+    std::string name;
+    for (const ReferenceCell& candidate : references) {
+        reference = RIG_TRY(db.reference_outputs(run_id, candidate.cell_id));
+        if (reference) {
+            name = "sample " + std::to_string(reference->repetition + 1) + " of " + candidate.name;
+            break;
+        }
+    }
+    if (!reference)
+        return {};
+    OutputCheck check = check_against(parse_manifest(sample.outputs, false),
+                                      parse_manifest(reference->outputs, false), name);
+    if (check.wrong.empty())
+        return {};
+    sample.outcome = core::Outcome::wrong_output;
+    sample.evidence += "outputs that differ from " + name + " (" +
+                       std::to_string(check.wrong.size()) + " of " + std::to_string(check.files) +
+                       " files):\n";
+    constexpr size_t k_most_lines = 20;
+    for (size_t i = 0; i < check.wrong.size(); ++i) {
+        if (i < k_most_lines) {
+            sample.evidence += "  " + check.wrong[i].line + "\n";
+            sample.lines.push_back(check.wrong[i]);
+        }
+        ++sample.error_count;
+    }
+    return {};
+}
+
+Expected<void> hold_against_reference(store::Database& db, int64_t run_id,
+                                      const std::vector<core::Cell>& cells, core::Sample& sample) {
+    auto cell = std::find_if(cells.begin(), cells.end(),
+                             [&](const core::Cell& c) { return c.id == sample.cell_id; });
+    if (cell == cells.end())
+        return {};
+    return hold_against_reference(db, run_id, run_references(*cell, cells), sample);
+}
+
+} // namespace rig::run
