@@ -5,6 +5,7 @@
 #include "core/fs.hpp"
 #include "core/scenario.hpp"
 #include "report/cells.hpp"
+#include "report/grid.hpp"
 #include "report/table.hpp"
 #include "util/strings.hpp"
 
@@ -51,13 +52,13 @@ std::string mode_text(const core::Cell& cell) {
 
 } // namespace
 
-Expected<std::string> coherency_text(const ReportData& data, Format format) {
+Grid coherency_grid(const ReportData& data) {
     const std::vector<core::Change>& changes = core::all_changes();
-    std::vector<Column> columns{{"case"}, {"kernel"}, {"config"}, {"fs"}, {"mode"}, {"promise"}};
+    Grid grid;
+    grid.columns = {{"case"}, {"kernel"}, {"config"}, {"fs"}, {"mode"}, {"promise"}};
     for (core::Change change : changes)
-        columns.push_back({std::string(to_string(change)), Align::right});
-    columns.push_back({"kept"});
-    Table table(columns);
+        grid.columns.push_back({std::string(to_string(change)), Align::right});
+    grid.columns.push_back({"kept"});
     for (size_t i = 0; i < data.cells.size(); ++i) {
         const CellResult& result = data.cells[i];
         if (!find_metric(result, core::k_stale_broken))
@@ -69,13 +70,19 @@ Expected<std::string> coherency_text(const ReportData& data, Format format) {
         for (core::Change change : changes)
             row.push_back(stale_text(result, change));
         row.push_back(kept_text(result));
-        table.add_row(std::move(row));
+        grid.rows.push_back(std::move(row));
+        grid.cells.push_back(i);
     }
-    if (table.rows() == 0)
+    return grid;
+}
+
+Expected<std::string> coherency_text(const ReportData& data, Format format) {
+    Grid grid = coherency_grid(data);
+    if (grid.rows.empty())
         return std::string();
-    std::string heading = "Coherency: how long the guest still saw a file as it was before the "
-                          "server changed it (median; > the window: never within it)\n";
-    return heading + (format == Format::markdown ? table.to_markdown() : table.to_text());
+    Table table = table_of(grid);
+    return std::string(k_coherency_heading) + "\n" +
+           (format == Format::markdown ? table.to_markdown() : table.to_text());
 }
 
 } // namespace rig::report

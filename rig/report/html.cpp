@@ -5,6 +5,7 @@
 
 #include "report/cells.hpp"
 #include "report/changes.hpp"
+#include "report/coherency.hpp"
 #include "report/grid.hpp"
 #include "report/metrics.hpp"
 #include "util/strings.hpp"
@@ -152,8 +153,8 @@ std::string errors_chart(const ReportData& data) {
     return frame(chart, data);
 }
 
-std::string table_html(const Grid& grid) {
-    std::string out = "<table id=\"results\">\n<thead><tr>";
+std::string table_html(const Grid& grid, std::string_view id) {
+    std::string out = fmt::format("<table id=\"{}\">\n<thead><tr>", id);
     for (const auto& column : grid.columns)
         out += fmt::format("<th{}>{}</th>", column.align == Align::right ? " class=\"num\"" : "",
                            escape_html(column.title));
@@ -172,6 +173,15 @@ std::string table_html(const Grid& grid) {
     for (const auto& note : grid.notes)
         out += "<p class=\"notes\">" + escape_html(note) + "</p>\n";
     return out;
+}
+
+// The coherency table (report/coherency.hpp), when a cell ran the probe.
+std::string coherency_html(const ReportData& data) {
+    Grid grid = coherency_grid(data);
+    if (grid.rows.empty())
+        return {};
+    return "<h2>Coherency</h2>\n<p>" + escape_html(k_coherency_heading) + "</p>\n" +
+           table_html(grid, "coherency");
 }
 
 // Every metric of every case, collapsed: a report of real samples carries dozens.
@@ -308,7 +318,8 @@ Expected<util::Json> html_parts(const ReportData& data, const std::vector<Compar
                                 const RenderOptions& options) {
     auto grid = RIG_TRY(results_grid(data, comparisons, options));
     return util::Json{{"charts", duration_chart(data) + cpu_chart(data) + errors_chart(data)},
-                      {"results", table_html(grid)},
+                      {"results", table_html(grid, "results")},
+                      {"coherency", coherency_html(data)},
                       {"changes", changes_html(data, comparisons, options)},
                       {"metrics", metrics_html(data)},
                       {"errors", signatures_html(data)}};

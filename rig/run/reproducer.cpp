@@ -26,6 +26,9 @@ constexpr const char* k_initrd_name = "initrd.cpio";
 constexpr const char* k_etc_name = "etc";
 constexpr const char* k_work_name = "work";
 constexpr const char* k_marks_name = "marks";
+// The coherency probe's acknowledgements: an empty folder, as no host makes the probe's
+// changes here (each file waits its 10 s and is reported unprobed).
+constexpr const char* k_acks_name = "acks";
 
 // A virtiofs share's socket in the reproducer's folder.
 fs::path socket_of(const vm::Share& share) {
@@ -110,6 +113,8 @@ vm::GuestSpec reproducer_spec(const vm::GuestSpec& spec, const std::string& kern
             share.path = k_work_name;
         else if (share.tag == guest::k_mark_tag)
             share.path = k_marks_name;
+        else if (share.tag == guest::k_ack_tag)
+            share.path = k_acks_name;
     }
     return seen;
 }
@@ -120,9 +125,9 @@ std::string reproducer_script(const vm::GuestSpec& spec, const std::string& kern
                          "# rig's sample without rig: README says what each file is.\n"
                          "set -eu\n"
                          "cd \"$(dirname \"$0\")\"\n"
-                         "rm -rf work marks console.log channel.log\n"
+                         "rm -rf work marks acks console.log channel.log\n"
                          "cp -a work.orig work\n"
-                         "mkdir marks\n";
+                         "mkdir marks acks\n";
     if (!spec.scratch_disk.empty()) {
         std::error_code ec;
         const uintmax_t bytes = fs::file_size(spec.scratch_disk, ec);

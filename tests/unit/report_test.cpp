@@ -466,4 +466,15 @@ TEST(Report, CoherencyTableShowsEachModesPromiseAndStaleTimes) {
                 contains(table[4], "0.99 s") && contains(table[4], "broken in 1 of 3"))
         << table[4];
     EXPECT_FALSE(contains(render_results({cells[3]}, {samples.back()}), "Coherency:"));
+    // The HTML page has the same table, by case.
+    RenderOptions options;
+    options.format = Format::html;
+    auto html = render(from_samples(cells, samples), options);
+    ASSERT_TRUE(html) << html.error().message;
+    EXPECT_TRUE(contains(*html, "<h2>Coherency</h2>"));
+    std::string part = html->substr(html->find("<table id=\"coherency\">"));
+    part = part.substr(0, part.find("</table>"));
+    EXPECT_TRUE(contains(part, "<tr data-case=\"C\"><td>C)</td>")) << part;
+    EXPECT_TRUE(contains(part, "broken in 1 of 3"));
+    EXPECT_FALSE(contains(part, "data-case=\"D\"")) << "no probe, no row";
 }

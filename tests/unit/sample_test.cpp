@@ -3,6 +3,7 @@
 // precedence between boot timeout, silence, panic, workload timeout and infra error, on
 // timeouts of milliseconds.
 #include "fake_hypervisor.hpp"
+#include "guest/job.hpp"
 #include "proc/process.hpp"
 #include "run/reproducer.hpp"
 #include "run/sample.hpp"
@@ -198,6 +199,22 @@ TEST(RunSample, AVirtiofsRecipeStartsItsDaemonInTheBackgroundFirst) {
     auto parsed = proc::run({"sh", "-n", "-c", script});
     ASSERT_TRUE(parsed);
     EXPECT_EQ(parsed->exit_code, 0) << parsed->err << script;
+}
+
+// A coherency cell's ack share is a folder of the reproducer's own, made empty by run.sh:
+// the recipe names no folder of the machine the sample ran on.
+TEST(RunSample, TheCoherencyAckShareIsAFolderOfTheReproducer) {
+    Bench bench;
+    FakeHypervisor hypervisor(test::finished_guest(0));
+    bench.run(hypervisor);
+    ASSERT_EQ(hypervisor.started().size(), 1u);
+    vm::GuestSpec spec = hypervisor.started().front();
+    spec.shares.push_back(
+        {vm::ShareKind::v9p, guest::k_ack_tag, "/var/lib/rig/runs/1/c/0/acks", true, "none", ""});
+    const std::string script = run::reproducer_script(spec, "bzImage");
+    EXPECT_FALSE(has(script, "/var/lib/rig/runs")) << script;
+    EXPECT_TRUE(has(script, "mkdir marks acks\n")) << script;
+    EXPECT_TRUE(has(script, "path=acks")) << script;
 }
 
 TEST(RunSample, ErrorLinesOfAWorkloadThatExitedZero) {
