@@ -5,6 +5,7 @@
 #include "core/status.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -103,6 +104,10 @@ std::vector<std::string> change_words();
 // The coherency probe: once the workload has ended, one file per entry of `changes`, in
 // turn, is read by the guest, changed on the server's side and read again until the guest
 // sees the change or `window` has passed (stale.* metrics). Off when `changes` is empty.
+// The most changes a probe makes (files): the scenario reader's bound, and the agent
+// report's on the records it keeps.
+inline constexpr size_t k_max_coherency_changes = 64;
+
 struct CoherencyParams {
     std::vector<Change> changes;
     std::chrono::milliseconds window{3000};

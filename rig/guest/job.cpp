@@ -34,6 +34,10 @@ Expected<std::string> pairs(const std::string& what,
 
 } // namespace
 
+bool wants_ack_share(const Job& job) {
+    return !job.coherency.empty() && job.fs->mount != core::GuestMount::guest_fuse;
+}
+
 bool is_root_tag(std::string_view tag) {
     return tag == k_usr_tag || tag == k_etc_tag;
 }
@@ -93,8 +97,7 @@ Expected<std::string> job_file(const Job& job) {
                 return fail(ErrorKind::config, "coherency entry '" + entry + "' is not one word");
         RIG_TRY(add("COHERENCY", job.coherency));
         RIG_TRY(add("COHERENCY_WINDOW_MS", std::to_string(job.coherency_window.count())));
-        // A fuse cell's server is its daemon in the guest: the agent changes its files.
-        if (fs.mount != core::GuestMount::guest_fuse)
+        if (wants_ack_share(job))
             RIG_TRY(add("ACK_TAG", k_ack_tag));
     }
     if (!job.module.empty()) {

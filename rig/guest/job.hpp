@@ -71,6 +71,10 @@ struct Job {
     std::vector<std::pair<std::string, std::string>> root_links;
 };
 
+// Whether the job's coherency probe needs the ack share: its server is the host, unless a
+// fuse cell's daemon in the guest serves the work share.
+bool wants_ack_share(const Job& job);
+
 // Whether a share tag is tagged as one of the guest root's shares (their requests count
 // together, as the root's).
 bool is_root_tag(std::string_view tag);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/sample.hpp"
+#include "core/scenario.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -68,7 +69,7 @@ struct AgentReport {
     static constexpr size_t k_max_metrics = 3000;
     static constexpr size_t k_max_phases = 64;
     static constexpr size_t k_max_module_failures = 100;
-    static constexpr size_t k_max_coherency = 64; // files of the probe (spec: 64 changes)
+    static constexpr size_t k_max_coherency = core::k_max_coherency_changes; // files of the probe
 
     bool hello = false;
     std::string kernel_release;

@@ -41,8 +41,10 @@ std::string kept_text(const CellResult& result) {
 
 // The cell's mode: its cache, or a fuse cell's knobs.
 std::string mode_text(const core::Cell& cell) {
-    if (core::has_cache_axis(cell.fs()))
-        return core::cache_or_default(cell).empty() ? "default" : core::cache_or_default(cell);
+    if (core::has_cache_axis(cell.fs())) {
+        std::string cache = core::cache_or_default(cell);
+        return cache.empty() ? "default" : cache;
+    }
     std::vector<std::string> knobs;
     for (const std::string_view axis : cell.fs().axes)
         if (std::string value = cell.param(std::string(axis)); !value.empty())
@@ -76,7 +78,7 @@ Grid coherency_grid(const ReportData& data) {
     return grid;
 }
 
-Expected<std::string> coherency_text(const ReportData& data, Format format) {
+std::string coherency_text(const ReportData& data, Format format) {
     Grid grid = coherency_grid(data);
     if (grid.rows.empty())
         return std::string();

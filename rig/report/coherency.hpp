@@ -22,6 +22,6 @@ inline constexpr const char* k_coherency_heading =
 Grid coherency_grid(const ReportData& data);
 
 // Text or markdown; "" when no cell has the probe's metrics.
-Expected<std::string> coherency_text(const ReportData& data, Format format);
+std::string coherency_text(const ReportData& data, Format format);
 
 } // namespace rig::report

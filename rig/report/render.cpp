@@ -74,8 +74,7 @@ Expected<std::string> render(const ReportData& data, const RenderOptions& option
         return grid_csv(grid);
     std::string out = RIG_TRY(summary_text(grid, options.format));
     if (!pivoted)
-        if (std::string coherency = RIG_TRY(coherency_text(data, options.format));
-            !coherency.empty())
+        if (std::string coherency = coherency_text(data, options.format); !coherency.empty())
             out += "\n" + coherency;
     // A block per cell that changed; one line for those that did not, as a matrix has many.
     std::vector<std::string> unchanged;

@@ -2,6 +2,7 @@
 // The coherency probe's host side and its verdict.
 #include "run/coherency.hpp"
 
+#include "util/fd.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -9,7 +10,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <map>
-#include <unistd.h>
 
 namespace rig::run {
 
@@ -29,12 +29,9 @@ void ServerChanges::on_request(const std::string& name) {
         return;
     }
     // The acks folder is rig's alone: the guest sees it read-only.
-    int fd = ::open((m_acks / name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
+    util::Fd ack(::open((m_acks / name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (!ack.valid())
         m_note += "coherency: cannot acknowledge " + name + ": " + std::strerror(errno) + "\n";
-        return;
-    }
-    ::close(fd);
 }
 
 namespace {

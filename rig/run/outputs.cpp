@@ -2,6 +2,7 @@
 // Manifests of a workload's outputs, and what differs between them.
 #include "run/outputs.hpp"
 
+#include "util/fd.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
 
@@ -9,7 +10,6 @@
 #include <fnmatch.h>
 #include <set>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace rig::run {
 
@@ -31,17 +31,13 @@ bool matches(const std::vector<std::string>& globs, const std::string& path) {
 // Opened without following a link at its end; the folders above it the walk reached
 // without following any, and nothing changes them once the guest is gone.
 Expected<std::string> hash_regular_file(const fs::path& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
+    util::Fd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid())
         return fail(ErrorKind::infra, "cannot open " + path.string());
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
         return fail(ErrorKind::infra, path.string() + " is not a regular file");
-    }
-    auto hash = util::sha256_fd(fd);
-    ::close(fd);
-    return hash;
+    return util::sha256_fd(fd.get());
 }
 
 core::ErrorLine wrong_line(const std::string& path, const std::string& what,
@@ -144,6 +140,20 @@ OutputCheck check_outputs(const Manifest& guest, const std::optional<Manifest>& 
             check.wrong.push_back(wrong_line(path, "the guest does not see it", ""));
     }
     return check;
+}
+
+void record_wrong(const OutputCheck& check, const std::string& heading, std::string& text,
+                  core::Sample& sample) {
+    text += heading + " (" + std::to_string(check.wrong.size()) + " of " +
+            std::to_string(check.files) + " files):\n";
+    constexpr size_t k_most_lines = 20;
+    for (size_t i = 0; i < check.wrong.size(); ++i) {
+        if (i < k_most_lines) {
+            text += "  " + check.wrong[i].line + "\n";
+            sample.lines.push_back(check.wrong[i]);
+        }
+        ++sample.error_count;
+    }
 }
 
 OutputCheck check_against(const Manifest& guest, const Manifest& reference,

@@ -44,6 +44,11 @@ struct OutputCheck {
 OutputCheck check_outputs(const Manifest& guest, const std::optional<Manifest>& server,
                           const std::map<std::string, std::string>& expected);
 
+// The wrong files into the sample: every one counts as an error, the first 20 become its
+// error lines and lines of `text` (its note or evidence) under "HEADING (N of M files):".
+void record_wrong(const OutputCheck& check, const std::string& heading, std::string& text,
+                  core::Sample& sample);
+
 // The guest's view against a reference sample's (`name` names it in the lines, not in
 // their signatures): each file that differs, or that one has and the other not, is wrong.
 OutputCheck check_against(const Manifest& guest, const Manifest& reference,

@@ -39,17 +39,7 @@ Expected<void> hold_against_reference(store::Database& db, int64_t run_id,
     if (check.wrong.empty())
         return {};
     sample.outcome = core::Outcome::wrong_output;
-    sample.evidence += "outputs that differ from " + name + " (" +
-                       std::to_string(check.wrong.size()) + " of " + std::to_string(check.files) +
-                       " files):\n";
-    constexpr size_t k_most_lines = 20;
-    for (size_t i = 0; i < check.wrong.size(); ++i) {
-        if (i < k_most_lines) {
-            sample.evidence += "  " + check.wrong[i].line + "\n";
-            sample.lines.push_back(check.wrong[i]);
-        }
-        ++sample.error_count;
-    }
+    record_wrong(check, "outputs that differ from " + name, sample.evidence, sample);
     return {};
 }
 

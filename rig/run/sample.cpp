@@ -90,16 +90,7 @@ void check_outputs_of(const SampleContext& context, const guest::AgentReport& re
     if (check.wrong.empty())
         return;
     facts.wrong_outputs = static_cast<int>(check.wrong.size());
-    note += "outputs that are not what they should be (" + std::to_string(check.wrong.size()) +
-            " of " + std::to_string(check.files) + " files):\n";
-    constexpr size_t k_most_lines = 20;
-    for (size_t i = 0; i < check.wrong.size(); ++i) {
-        if (i < k_most_lines) {
-            note += "  " + check.wrong[i].line + "\n";
-            sample.lines.push_back(check.wrong[i]);
-        }
-        ++sample.error_count;
-    }
+    record_wrong(check, "outputs that are not what they should be", note, sample);
 }
 
 // The coherency probe: what the guest saw after each change, against the mount's promise;
@@ -113,12 +104,12 @@ void check_coherency_of(const SampleContext& context, const guest::AgentReport& 
         return;
     if (changes)
         note += changes->note();
-    CoherencyCheck check = check_coherency(params, report.stale, core::coherence(context.cell));
+    const core::Coherence promise = core::coherence(context.cell);
+    CoherencyCheck check = check_coherency(params, report.stale, promise);
     for (core::Metric& metric : check.metrics)
         sample.metrics.push_back(std::move(metric));
     if (!check.lines.empty())
-        note += "coherency probe (the mount promises " +
-                core::describe(core::coherence(context.cell)) + "):\n";
+        note += "coherency probe (the mount promises " + core::describe(promise) + "):\n";
     for (core::ErrorLine& line : check.lines) {
         note += "  " + line.line + "\n";
         (line.severity == core::Severity::error ? sample.error_count : sample.warning_count)++;

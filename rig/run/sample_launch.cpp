@@ -181,7 +181,7 @@ Launch launch_for(const SampleContext& context, const guest::Job& job, const fs:
         fs::create_directories(marks, ec);
         spec.shares.push_back({vm::ShareKind::v9p, guest::k_mark_tag, marks, true, "none", ""});
     }
-    if (!job.coherency.empty() && fs.mount != core::GuestMount::guest_fuse) {
+    if (guest::wants_ack_share(job)) {
         launch.acks = context.dir / "acks";
         std::error_code ec;
         fs::create_directories(launch.acks, ec);

@@ -73,10 +73,10 @@ Expected<core::CoherencyParams> read_coherency(const Context& context, const Ent
         listed = true;
         std::vector<Located> given =
             RIG_TRY(read_scalars(context, key.value, key.path, Shape::list));
-        constexpr size_t k_most = 64;
-        if (given.empty() || given.size() > k_most)
+        if (given.empty() || given.size() > core::k_max_coherency_changes)
             return error_at(context, key.value, key.path,
-                            "give 1 to " + std::to_string(k_most) + " changes");
+                            "give 1 to " + std::to_string(core::k_max_coherency_changes) +
+                                " changes");
         for (const Located& word : given) {
             std::optional<core::Change> change = core::parse_change(word.value);
             if (!change)
