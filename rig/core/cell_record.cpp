@@ -41,7 +41,8 @@ void from_json(const util::SortedJson& json, CoherencyParams& params) {
 }
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Workload, kind, generate, tree, command, phases,
-                                                module, module_params, readback, coherency, outputs)
+                                                module, module_params, readback, coherency, outputs,
+                                                check_after)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Guest, memory_mib, cpus, accel, count_9p,
                                                 scratch_bytes, host_paths, share_limit, profile)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Cell, id, key, kernel, kernel_name, params, config,

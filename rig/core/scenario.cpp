@@ -4,6 +4,8 @@
 
 #include "util/strings.hpp"
 
+#include <algorithm>
+
 namespace rig::core {
 
 std::string_view to_string(KernelSource source) {
@@ -162,6 +164,8 @@ std::string Workload::canonical() const {
             steps += std::string(to_string(change)) + ",";
         steps += "window:" + std::to_string(coherency.window.count());
     }
+    if (!check_after.empty())
+        steps += ";check_after=" + util::join(check_after, ",");
     switch (kind) {
     case WorkloadKind::generate:
         return "generate:units=" + std::to_string(generate.units) +
@@ -182,6 +186,31 @@ std::string Workload::canonical() const {
                ",bytes=" + std::to_string(readback.bytes) + ";" + steps;
     }
     return {};
+}
+
+std::vector<std::string> paused_phases(const Workload& workload) {
+    std::vector<std::string> paused;
+    for (size_t i = 0; i + 1 < workload.phases.size(); ++i) {
+        const std::string& name = workload.phases[i].name;
+        if (std::find(workload.check_after.begin(), workload.check_after.end(), name) !=
+            workload.check_after.end())
+            paused.push_back(name);
+    }
+    return paused;
+}
+
+std::vector<std::string> checks(const Workload& workload) {
+    std::vector<std::string> all = paused_phases(workload);
+    all.emplace_back();
+    return all;
+}
+
+std::string check_prefix(const Workload& workload, const std::string& check) {
+    if (workload.check_after.empty())
+        return {};
+    if (!check.empty())
+        return check + "/";
+    return workload.phases.empty() ? std::string() : workload.phases.back().name + "/";
 }
 
 std::vector<std::string> output_globs(const Workload& workload) {

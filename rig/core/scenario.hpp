@@ -104,8 +104,8 @@ std::vector<std::string> change_words();
 // The coherency probe: once the workload has ended, one file per entry of `changes`, in
 // turn, is read by the guest, changed on the server's side and read again until the guest
 // sees the change or `window` has passed (stale.* metrics). Off when `changes` is empty.
-// The most changes a probe makes (files): the scenario reader's bound, and the agent
-// report's on the records it keeps.
+// The most changes a sample's probes make (files, over all its checks): the scenario
+// reader's bound, and the agent report's on the records it keeps.
 inline constexpr size_t k_max_coherency_changes = 64;
 
 struct CoherencyParams {
@@ -149,8 +149,21 @@ struct Workload {
     // guest through its caches and on the server's side after the sample (run/outputs.hpp).
     // Empty: the kind's own (output_globs).
     std::vector<std::string> outputs;
+    // Phases after which the outputs are hashed and the coherency probe runs too, besides
+    // the workload's end: each such check pauses the workload, outside every figure.
+    std::vector<std::string> check_after;
     std::string canonical() const;
 };
+
+// The checks a sample makes, in the order it makes them: one after each phase of
+// `check_after` but the last (in phase order), then the end's, which is "". Without
+// check_after there is only the end's.
+std::vector<std::string> checks(const Workload& workload);
+// The phases the workload pauses after to check, in order (checks() but the end's).
+std::vector<std::string> paused_phases(const Workload& workload);
+// What names a check's figures and lines: "" when the workload checks only at its end,
+// else the phase it follows ("build/stale.seconds"), the end's being the last phase.
+std::string check_prefix(const Workload& workload, const std::string& check);
 
 // What a workload's outputs are checked by: its `outputs`, else its kind's (the generated
 // project's objects and program, the readback files), else nothing.

@@ -35,7 +35,9 @@ Expected<std::string> pairs(const std::string& what,
 } // namespace
 
 bool wants_ack_share(const Job& job) {
-    return !job.coherency.empty() && job.fs->mount != core::GuestMount::guest_fuse;
+    const bool server_hashes = !job.check_after.empty() && !job.outputs.empty();
+    return (!job.coherency.empty() || server_hashes) &&
+           job.fs->mount != core::GuestMount::guest_fuse;
 }
 
 bool is_root_tag(std::string_view tag) {
@@ -92,14 +94,22 @@ Expected<std::string> job_file(const Job& job) {
     if (!job.coherency.empty()) {
         // Words of the agent's loop: checked here, and again there.
         for (const std::string& entry : util::split(job.coherency, ' '))
-            if (entry.empty() || entry.find_first_not_of(
-                                     "abcdefghijklmnopqrstuvwxyz0123456789-:") != std::string::npos)
+            if (entry.empty() ||
+                entry.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-:") !=
+                    std::string::npos)
                 return fail(ErrorKind::config, "coherency entry '" + entry + "' is not one word");
         RIG_TRY(add("COHERENCY", job.coherency));
         RIG_TRY(add("COHERENCY_WINDOW_MS", std::to_string(job.coherency_window.count())));
-        if (wants_ack_share(job))
-            RIG_TRY(add("ACK_TAG", k_ack_tag));
     }
+    if (!job.check_after.empty()) {
+        for (const std::string& phase : job.check_after)
+            if (!core::is_phase_name(phase))
+                return fail(ErrorKind::config, "check_after '" + phase + "' is not a phase name");
+        RIG_TRY(add("CHECK_AFTER", util::join(job.check_after, " ")));
+    }
+    if (wants_ack_share(job))
+        RIG_TRY(add("ACK_TAG", k_ack_tag));
     if (!job.module.empty()) {
         RIG_TRY(add("MODULE", std::string("/") + k_module_archive_path));
         // Kbuild names the .ko after the module, which rmmod takes.

@@ -54,10 +54,13 @@ struct Job {
     // Globs of what the workload produces (core::output_globs): the agent hashes them
     // through its caches after the workload, and a fuse cell's daemon's source too.
     std::vector<std::string> outputs;
-    // The coherency probe (workload/coherency.hpp): "NAME:CHANGE ..." and how long the
-    // guest watches each file for its change; empty when off.
+    // The coherency probe (workload/coherency.hpp): "NAME:CHANGE[:PHASE] ..." and how long
+    // the guest watches each file for its change; empty when off.
     std::string coherency;
     std::chrono::milliseconds coherency_window{0};
+    // Phases after which the agent pauses to check (core::paused_phases): it probes, hashes
+    // the outputs and asks the host to hash the server's copy, outside every figure.
+    std::vector<std::string> check_after;
     // A module workload: the built module (its bytes go into the job archive) and its
     // parameters, which the agent passes to insmod as NAME=VALUE arguments.
     std::filesystem::path module;
@@ -71,8 +74,9 @@ struct Job {
     std::vector<std::pair<std::string, std::string>> root_links;
 };
 
-// Whether the job's coherency probe needs the ack share: its server is the host, unless a
-// fuse cell's daemon in the guest serves the work share.
+// Whether the job needs the ack share, by which the host answers the coherency probe's
+// changes and a check's hash of the server's copy: it does unless a fuse cell's daemon in
+// the guest is the server.
 bool wants_ack_share(const Job& job);
 
 // Whether a share tag is tagged as one of the guest root's shares (their requests count

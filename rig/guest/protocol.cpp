@@ -155,6 +155,28 @@ void AgentReport::apply(const Record& record) {
         ok = append_chunk(served_text, f[0], k_max_outputs);
     } else if (type == "hashed" && f.size() == 1 && (f[0] == "outputs" || f[0] == "served")) {
         (f[0] == "outputs" ? outputs_hashed : served_hashed) = true;
+    } else if (type == "hashed" && f.size() == 2 && (f[0] == "outputs" || f[0] == "served")) {
+        // A check's: its text moves aside, and the next check's starts empty.
+        std::string& text = f[0] == "outputs" ? outputs_text : served_text;
+        auto& at = f[0] == "outputs" ? outputs_at : served_at;
+        ok = core::is_phase_name(f[1]) && at.size() < k_max_phases;
+        if (ok)
+            at.emplace(f[1], std::move(text));
+        text.clear();
+    } else if (type == "hash" && f.size() == 1) {
+        ok = core::is_phase_name(f[0]) && hash_requests.size() < k_max_phases;
+        if (ok)
+            hash_requests.push_back(f[0]);
+    } else if (type == "pause" && f.size() == 1) {
+        auto at = to_u64(f[0]);
+        ok = at && !paused() && pauses.size() < k_max_phases;
+        if (ok)
+            pauses.push_back({*at, std::nullopt});
+    } else if (type == "resume" && f.size() == 1) {
+        auto at = to_u64(f[0]);
+        ok = at && paused() && *at >= pauses.back().start_ns;
+        if (ok)
+            pauses.back().end_ns = *at;
     } else if (type == "klog" && f.size() == 1) {
         ok = append_chunk(kernel_log, f[0], k_max_kernel_log);
     } else if (type == "metric" && f.size() == 3) {
@@ -196,7 +218,12 @@ void AgentReport::apply(const Record& record) {
 double AgentReport::workload_seconds() const {
     if (!start_ns || !end_ns || *end_ns < *start_ns)
         return 0;
-    return static_cast<double>(*end_ns - *start_ns) / 1e9;
+    uint64_t paused = 0;
+    for (const Pause& pause : pauses)
+        if (pause.end_ns)
+            paused += *pause.end_ns - pause.start_ns;
+    const uint64_t span = *end_ns - *start_ns;
+    return static_cast<double>(span > paused ? span - paused : 0) / 1e9;
 }
 
 std::vector<std::string> AgentReport::mounts() const {

@@ -7,6 +7,7 @@
 #include "core/scenario.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,6 +57,13 @@ struct StaleRecord {
     bool fresh = false;    // the change was seen within the window
 };
 
+// A check after a phase (guests/init, check_at), during which the workload pauses: its
+// time is in no figure.
+struct Pause {
+    uint64_t start_ns = 0;
+    std::optional<uint64_t> end_ns; // none until it resumes
+};
+
 // What the agent reported, assembled from records. Every list is capped, so a guest
 // that floods the channel cannot grow rig's memory.
 struct AgentReport {
@@ -87,6 +95,12 @@ struct AgentReport {
     std::string served_text;
     bool outputs_hashed = false;
     bool served_hashed = false;
+    // The same at each check after a phase, by that phase.
+    std::map<std::string, std::string> outputs_at;
+    std::map<std::string, std::string> served_at;
+    // Checks after a phase whose server's copy the guest asks the host to hash now.
+    std::vector<std::string> hash_requests;
+    std::vector<Pause> pauses;
     std::vector<core::Metric> metrics;
     std::vector<PhaseRecord> phases;
     std::vector<std::string> module_failures;
@@ -99,7 +113,9 @@ struct AgentReport {
     size_t malformed = 0; // RIG lines that did not parse
 
     void apply(const Record& record);
-    double workload_seconds() const; // 0 when start/end are missing
+    bool paused() const { return !pauses.empty() && !pauses.back().end_ns; }
+    // From start to end, the pauses left out; 0 when start/end are missing.
+    double workload_seconds() const;
     std::vector<std::string> mounts() const;
 };
 

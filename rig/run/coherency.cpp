@@ -1,38 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The coherency probe's host side and its verdict.
+// The coherency probe's verdict.
 #include "run/coherency.hpp"
 
-#include "util/fd.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
 #include <map>
 
 namespace rig::run {
-
-namespace fs = std::filesystem;
-
-ServerChanges::ServerChanges(const core::CoherencyParams& params, fs::path share, fs::path acks)
-    : m_files(workload::coherency_files(params)), m_share(std::move(share)),
-      m_acks(std::move(acks)) {}
-
-void ServerChanges::on_request(const std::string& name) {
-    auto file = std::find_if(m_files.begin(), m_files.end(),
-                             [&](const workload::CoherencyFile& f) { return f.name == name; });
-    if (file == m_files.end() || !m_done.insert(name).second)
-        return;
-    if (auto changed = workload::apply_change(m_share, *file); !changed) {
-        m_note += changed.error().message + "\n";
-        return;
-    }
-    // The acks folder is rig's alone: the guest sees it read-only.
-    util::Fd ack(::open((m_acks / name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-    if (!ack.valid())
-        m_note += "coherency: cannot acknowledge " + name + ": " + std::strerror(errno) + "\n";
-}
 
 namespace {
 
@@ -49,11 +24,30 @@ struct Figures {
     }
 };
 
-void push_figures(std::vector<core::Metric>& metrics, std::optional<core::Change> change,
-                  const Figures& figures) {
-    metrics.push_back({core::stale_metric(change, "reads"), figures.reads, "reads"});
-    metrics.push_back({core::stale_metric(change, "seconds"), figures.seconds, "s"});
-    metrics.push_back({core::stale_metric(change, "unseen"), figures.unseen, "files"});
+// The figures of one check's files, or all: in all and per kind of change.
+struct CheckFigures {
+    Figures all;
+    std::map<core::Change, Figures> by_kind;
+    int stale_files = 0;
+    int broken = 0;
+};
+
+void push_figures(std::vector<core::Metric>& metrics, const std::string& prefix,
+                  std::optional<core::Change> change, const Figures& figures) {
+    metrics.push_back({prefix + core::stale_metric(change, "reads"), figures.reads, "reads"});
+    metrics.push_back({prefix + core::stale_metric(change, "seconds"), figures.seconds, "s"});
+    metrics.push_back({prefix + core::stale_metric(change, "unseen"), figures.unseen, "files"});
+}
+
+void push_check(std::vector<core::Metric>& metrics, const std::string& prefix,
+                const CheckFigures& figures) {
+    push_figures(metrics, prefix, std::nullopt, figures.all);
+    metrics.push_back({prefix + core::stale_metric(std::nullopt, "files"),
+                       static_cast<double>(figures.stale_files), "files"});
+    metrics.push_back(
+        {prefix + std::string(core::k_stale_broken), static_cast<double>(figures.broken), "files"});
+    for (const auto& [change, kind] : figures.by_kind)
+        push_figures(metrics, prefix, change, kind);
 }
 
 // "a rewrite", "an append".
@@ -76,52 +70,54 @@ std::optional<double> allowed_seconds(const core::Coherence& promise) {
 
 } // namespace
 
-CoherencyCheck check_coherency(const core::CoherencyParams& params,
+CoherencyCheck check_coherency(const core::Workload& workload,
                                const std::vector<guest::StaleRecord>& records,
                                const core::Coherence& promise) {
     CoherencyCheck check;
-    Figures all;
-    std::map<core::Change, Figures> by_kind;
-    int stale_files = 0;
+    CheckFigures total;
+    std::map<std::string, CheckFigures> by_check;
     const std::optional<double> allowed = allowed_seconds(promise);
-    for (const workload::CoherencyFile& file : workload::coherency_files(params)) {
+    for (const workload::CoherencyFile& file : workload::coherency_files(workload)) {
         const std::string kind(to_string(file.change));
+        const std::string name =
+            file.name + (file.check.empty() ? "" : " (after " + file.check + ")");
         auto record =
             std::find_if(records.begin(), records.end(),
                          [&](const guest::StaleRecord& r) { return r.name == file.name; });
         if (record == records.end()) {
-            std::string line = "coherency: " + file.name + " (" + kind + ") was not probed";
+            std::string line = "coherency: " + name + " (" + kind + ") was not probed";
             check.lines.push_back({core::Severity::warning, "coherency", line,
                                    "coherency: " + a_change(kind) + " was not probed"});
             continue;
         }
-        all.add(*record);
-        by_kind[file.change].add(*record);
         const double seconds = static_cast<double>(record->stale_ns) / 1e9;
         const bool stale = record->stale_reads > 0 || !record->fresh;
-        stale_files += stale ? 1 : 0;
         // An immediate promise is broken by one stale read, a timed one by a change seen late.
         const bool broken =
             allowed && stale && (*allowed == 0 || seconds > *allowed || !record->fresh);
+        for (CheckFigures* figures : {&total, &by_check[file.check]}) {
+            figures->all.add(*record);
+            figures->by_kind[file.change].add(*record);
+            figures->stale_files += stale ? 1 : 0;
+            figures->broken += broken ? 1 : 0;
+        }
         if (!broken)
             continue;
-        ++check.broken;
         std::string seen = record->fresh ? "seen after " + util::fixed(seconds, 2) + " s"
                                          : "not seen in " + util::fixed(seconds, 2) + " s";
         check.lines.push_back({core::Severity::error, "coherency",
-                               "coherency: " + file.name + ": the server's " + kind + " was " +
-                                   seen + " (" + std::to_string(record->stale_reads) +
+                               "coherency: " + name + ": the server's " + kind + " was " + seen +
+                                   " (" + std::to_string(record->stale_reads) +
                                    " stale reads); the mount promises " + core::describe(promise),
                                "coherency: " + a_change(kind) + " stays stale past the promise (" +
                                    core::describe(promise) + ")"});
     }
-    push_figures(check.metrics, std::nullopt, all);
-    check.metrics.push_back(
-        {core::stale_metric(std::nullopt, "files"), static_cast<double>(stale_files), "files"});
-    check.metrics.push_back(
-        {std::string(core::k_stale_broken), static_cast<double>(check.broken), "files"});
-    for (const auto& [change, figures] : by_kind)
-        push_figures(check.metrics, change, figures);
+    check.broken = total.broken;
+    push_check(check.metrics, "", total);
+    // Each check's own, when the workload checks after phases too.
+    if (!workload.check_after.empty())
+        for (const auto& [at, figures] : by_check)
+            push_check(check.metrics, core::check_prefix(workload, at), figures);
     return check;
 }
 

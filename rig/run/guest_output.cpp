@@ -28,14 +28,25 @@ ChannelNews GuestOutput::add_channel(std::string_view bytes) {
     const bool was_started = m_report.start_ns.has_value();
     const bool was_ended = m_report.end_ns.has_value();
     const bool was_done = m_report.done;
-    const size_t requests = m_report.change_requests.size();
-    for (const guest::Record& record : m_channel.feed(bytes))
+    const size_t changes = m_report.change_requests.size();
+    const size_t hashes = m_report.hash_requests.size();
+    std::vector<bool> pausing;
+    for (const guest::Record& record : m_channel.feed(bytes)) {
+        const bool was_paused = m_report.paused();
         m_report.apply(record);
+        if (m_report.paused() != was_paused)
+            pausing.push_back(m_report.paused());
+    }
+    auto since = [](const std::vector<std::string>& list, size_t from) {
+        return std::vector<std::string>(list.begin() + static_cast<std::ptrdiff_t>(from),
+                                        list.end());
+    };
     return {!was_started && m_report.start_ns,
             !was_ended && m_report.end_ns,
             !was_done && m_report.done,
-            {m_report.change_requests.begin() + static_cast<std::ptrdiff_t>(requests),
-             m_report.change_requests.end()}};
+            since(m_report.change_requests, changes),
+            since(m_report.hash_requests, hashes),
+            std::move(pausing)};
 }
 
 std::string GuestOutput::channel_note() const {

@@ -27,6 +27,11 @@ struct ChannelNews {
     bool done = false;    // the agent's last record
     // Files of the coherency probe the guest asks the server's side to change now.
     std::vector<std::string> change_requests;
+    // Checks whose server's copy the guest asks the host to hash now.
+    std::vector<std::string> hash_requests;
+    // The workload's pauses for a check, in record order: true when one began, false when
+    // it ended.
+    std::vector<bool> pausing;
 };
 
 // What the workload's output is: a program's text, or a module's kernel log since its

@@ -156,6 +156,53 @@ void record_wrong(const OutputCheck& check, const std::string& heading, std::str
     }
 }
 
+void place_after(OutputCheck& check, const std::string& phase) {
+    for (core::ErrorLine& line : check.wrong) {
+        line.line = "after " + phase + ": " + line.line;
+        line.signature = "after " + phase + ": " + line.signature;
+    }
+}
+
+void add_check(OutputCheck& into, OutputCheck check) {
+    into.files += check.files;
+    for (core::ErrorLine& line : check.wrong)
+        into.wrong.push_back(std::move(line));
+}
+
+namespace {
+constexpr std::string_view k_check_heading = "# after ";
+} // namespace
+
+std::string join_manifests(const std::map<std::string, std::string>& by_check) {
+    std::string text;
+    if (auto end = by_check.find(""); end != by_check.end())
+        text = end->second;
+    for (const auto& [check, manifest] : by_check) {
+        if (check.empty())
+            continue;
+        if (!text.empty() && text.back() != '\n')
+            text += '\n';
+        text += std::string(k_check_heading) + check + "\n" + manifest;
+    }
+    return text;
+}
+
+std::map<std::string, std::string> split_manifests(std::string_view text) {
+    std::map<std::string, std::string> by_check;
+    std::string* into = &by_check[""];
+    for (const std::string& line : util::split(text, '\n')) {
+        if (util::starts_with(line, k_check_heading)) {
+            into = &by_check[line.substr(k_check_heading.size())];
+            continue;
+        }
+        if (!line.empty())
+            *into += line + "\n";
+    }
+    if (by_check[""].empty())
+        by_check.erase("");
+    return by_check;
+}
+
 OutputCheck check_against(const Manifest& guest, const Manifest& reference,
                           const std::string& name) {
     std::set<std::string> paths;

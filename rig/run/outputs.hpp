@@ -49,6 +49,19 @@ OutputCheck check_outputs(const Manifest& guest, const std::optional<Manifest>& 
 void record_wrong(const OutputCheck& check, const std::string& heading, std::string& text,
                   core::Sample& sample);
 
+// What is wrong at a check after a phase says so: "after build: " before each line and
+// signature.
+void place_after(OutputCheck& check, const std::string& phase);
+
+// The two views of every check at once: `files` summed, `wrong` in check order.
+void add_check(OutputCheck& into, OutputCheck check);
+
+// A sample's kept manifests (core::Sample::outputs), by check (core::checks; "" the end's):
+// the end's lines first, then each other check's under a line "# after PHASE". A sample
+// that checks only at its end keeps sha256sum's lines alone.
+std::string join_manifests(const std::map<std::string, std::string>& by_check);
+std::map<std::string, std::string> split_manifests(std::string_view text);
+
 // The guest's view against a reference sample's (`name` names it in the lines, not in
 // their signatures): each file that differs, or that one has and the other not, is wrong.
 OutputCheck check_against(const Manifest& guest, const Manifest& reference,

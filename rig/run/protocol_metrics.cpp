@@ -5,6 +5,8 @@
 #include "guest/job.hpp"
 #include "vm/virtiofsd_log.hpp"
 
+#include <algorithm>
+
 namespace rig::run {
 
 namespace {
@@ -64,17 +66,26 @@ std::string share_metric_name(const std::string& aname) {
 
 std::vector<core::Metric> protocol_metrics(const vm::ProtocolCounts& counts,
                                            const std::vector<std::string>& phases,
-                                           const CountNames& names) {
-    size_t expected = phases.empty() ? 1 : phases.size();
+                                           const CountNames& names,
+                                           const std::vector<bool>& check_after) {
+    // Each phase's window, the checks' left out.
+    std::vector<vm::TraceWindow> windows;
+    size_t next = 0;
+    for (size_t i = 0; i < std::max<size_t>(phases.size(), 1); ++i) {
+        if (next >= counts.windows.size())
+            return {};
+        windows.push_back(counts.windows[next++]);
+        next += i < check_after.size() && check_after[i] ? 1 : 0;
+    }
     std::vector<core::Metric> metrics;
-    if (counts.windows.size() != expected)
+    if (next != counts.windows.size())
         return metrics;
     std::set<std::string> shares;
     for (const std::string& share : counts.shares)
         shares.insert(share_metric_name(share));
-    add_window(metrics, "", shares, sum(counts.windows), names);
+    add_window(metrics, "", shares, sum(windows), names);
     for (size_t i = 0; i < phases.size(); ++i)
-        add_window(metrics, phases[i] + "/", shares, sum({counts.windows[i]}), names);
+        add_window(metrics, phases[i] + "/", shares, sum({windows[i]}), names);
     return metrics;
 }
 

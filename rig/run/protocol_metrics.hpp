@@ -29,9 +29,12 @@ std::string share_metric_name(const std::string& aname);
 // The counts must hold one window per phase (one in all without phases), else they are
 // incomplete (a guest killed mid-phase) and no metric is made: a missing count is
 // unknown, never 0. Every share gets every type, zeros included, so that two samples of
-// a cell carry the same names and "no mkdir at all" reads 0, not n/a.
+// a cell carry the same names and "no mkdir at all" reads 0, not n/a. `check_after[i]`:
+// the workload paused after phase i for a check (guests/init, check_at), whose requests
+// are a window of their own that counts nowhere.
 std::vector<core::Metric> protocol_metrics(const vm::ProtocolCounts& counts,
                                            const std::vector<std::string>& phases,
-                                           const CountNames& names);
+                                           const CountNames& names,
+                                           const std::vector<bool>& check_after = {});
 
 } // namespace rig::run

@@ -34,8 +34,19 @@ Expected<void> hold_against_reference(store::Database& db, int64_t run_id,
     }
     if (!reference)
         return {};
-    OutputCheck check = check_against(parse_manifest(sample.outputs, false),
-                                      parse_manifest(reference->outputs, false), name);
+    // Check by check: the end's, and each after a phase both samples made.
+    const auto theirs = split_manifests(reference->outputs);
+    OutputCheck check;
+    for (const auto& [at, mine] : split_manifests(sample.outputs)) {
+        auto found = theirs.find(at);
+        if (found == theirs.end())
+            continue;
+        OutputCheck one =
+            check_against(parse_manifest(mine, false), parse_manifest(found->second, false), name);
+        if (!at.empty())
+            place_after(one, at);
+        add_check(check, std::move(one));
+    }
     if (check.wrong.empty())
         return {};
     sample.outcome = core::Outcome::wrong_output;

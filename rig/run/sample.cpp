@@ -12,6 +12,7 @@
 #include "run/sample_collect.hpp"
 #include "run/sample_launch.hpp"
 #include "run/sample_watch.hpp"
+#include "run/server_side.hpp"
 #include "run/share_mount.hpp"
 #include "util/clock.hpp"
 #include "util/file.hpp"
@@ -56,56 +57,87 @@ void note_empty_profile(const core::Guest& guest, core::Sample& sample) {
 }
 
 // The workload's outputs as the guest saw them, against the server's copy (the share here,
-// or what a fuse cell's daemon served from) and what a readback file was written with:
-// each wrong one is an error line, and the sample wrong-output.
+// or what a fuse cell's daemon served from) and what a readback file was written with,
+// at each check: each wrong one is an error line, and the sample wrong-output.
 void check_outputs_of(const SampleContext& context, const guest::AgentReport& report,
-                      const fs::path& share, core::SampleFacts& facts, core::Sample& sample,
-                      std::string& note) {
-    if (!report.outputs_hashed)
-        return;
+                      const fs::path& share, const ServerSide* server_side,
+                      core::SampleFacts& facts, core::Sample& sample, std::string& note) {
     using guest::AgentReport;
     const core::Workload& workload = context.scenario.workload;
+    const bool fuse = context.cell.fs().mount == core::GuestMount::guest_fuse;
     auto manifest = [](const std::string& text) {
         return parse_manifest(text, text.size() >= AgentReport::k_max_outputs);
     };
-    std::optional<Manifest> server;
-    if (context.cell.fs().mount == core::GuestMount::guest_fuse) {
-        if (report.served_hashed)
-            server = manifest(report.served_text);
-    } else if (auto hashed = hash_folder(share, core::output_globs(workload))) {
-        server = std::move(*hashed);
-    } else {
-        note += "outputs: the share was not hashed: " + hashed.error().message + "\n";
+    auto text_at = [](const std::string& check, bool hashed, const std::string& end,
+                      const std::map<std::string, std::string>& at) -> const std::string* {
+        if (check.empty())
+            return hashed ? &end : nullptr;
+        auto found = at.find(check);
+        return found == at.end() ? nullptr : &found->second;
+    };
+    OutputCheck all;
+    bool hashed = false;
+    std::map<std::string, std::string> kept; // whole manifests, for later samples
+    for (const std::string& check : core::checks(workload)) {
+        const std::string* seen_text =
+            text_at(check, report.outputs_hashed, report.outputs_text, report.outputs_at);
+        if (!seen_text)
+            continue;
+        hashed = true;
+        std::optional<Manifest> server;
+        if (fuse) {
+            if (const std::string* served =
+                    text_at(check, report.served_hashed, report.served_text, report.served_at))
+                server = manifest(*served);
+        } else if (!check.empty()) {
+            if (const Manifest* at = server_side ? server_side->manifest_at(check) : nullptr)
+                server = *at;
+        } else if (auto folder = hash_folder(share, core::output_globs(workload))) {
+            server = std::move(*folder);
+        } else {
+            note += "outputs: the share was not hashed: " + folder.error().message + "\n";
+        }
+        // A readback's files are known at its end (it has no phases).
+        std::map<std::string, std::string> expected;
+        if (workload.kind == core::WorkloadKind::readback && check.empty())
+            expected = workload::readback_expected(workload.readback);
+        Manifest seen = manifest(*seen_text);
+        if (seen.whole)
+            kept[check] = *seen_text;
+        OutputCheck one = check_outputs(seen, server, expected);
+        if (!workload.check_after.empty()) {
+            const std::string prefix = core::check_prefix(workload, check);
+            sample.metrics.push_back(
+                {prefix + "outputs.files", static_cast<double>(one.files), "files"});
+            sample.metrics.push_back(
+                {prefix + "outputs.wrong", static_cast<double>(one.wrong.size()), "files"});
+        }
+        if (!check.empty())
+            place_after(one, check);
+        add_check(all, std::move(one));
     }
-    std::map<std::string, std::string> expected;
-    if (workload.kind == core::WorkloadKind::readback)
-        expected = workload::readback_expected(workload.readback);
-    Manifest seen = manifest(report.outputs_text);
-    // Kept whole for later samples to be held against (run/reference.hpp); a cut one is not.
-    if (seen.whole)
-        sample.outputs = report.outputs_text;
-    OutputCheck check = check_outputs(seen, server, expected);
-    sample.metrics.push_back({"outputs.files", static_cast<double>(check.files), "files"});
-    sample.metrics.push_back({"outputs.wrong", static_cast<double>(check.wrong.size()), "files"});
-    if (check.wrong.empty())
+    if (!hashed)
         return;
-    facts.wrong_outputs = static_cast<int>(check.wrong.size());
-    record_wrong(check, "outputs that are not what they should be", note, sample);
+    // Kept for later samples to be held against (run/reference.hpp); a cut one is not.
+    sample.outputs = join_manifests(kept);
+    sample.metrics.push_back({"outputs.files", static_cast<double>(all.files), "files"});
+    sample.metrics.push_back({"outputs.wrong", static_cast<double>(all.wrong.size()), "files"});
+    if (all.wrong.empty())
+        return;
+    facts.wrong_outputs = static_cast<int>(all.wrong.size());
+    record_wrong(all, "outputs that are not what they should be", note, sample);
 }
 
 // The coherency probe: what the guest saw after each change, against the mount's promise;
 // a broken promise is wrong output, like a file that never reached the server.
 void check_coherency_of(const SampleContext& context, const guest::AgentReport& report,
-                        const ServerChanges* changes, core::SampleFacts& facts,
-                        core::Sample& sample, std::string& note) {
-    const core::CoherencyParams& params = context.scenario.workload.coherency;
+                        core::SampleFacts& facts, core::Sample& sample, std::string& note) {
+    const core::Workload& workload = context.scenario.workload;
     // A guest that never got past its workload probed nothing, which says nothing.
-    if (!params.enabled() || !report.end_ns)
+    if (!workload.coherency.enabled() || !report.end_ns)
         return;
-    if (changes)
-        note += changes->note();
     const core::Coherence promise = core::coherence(context.cell);
-    CoherencyCheck check = check_coherency(params, report.stale, promise);
+    CoherencyCheck check = check_coherency(workload, report.stale, promise);
     for (core::Metric& metric : check.metrics)
         sample.metrics.push_back(std::move(metric));
     if (!check.lines.empty())
@@ -125,10 +157,10 @@ void watch_guest(const SampleContext& context, const Pacing& pacing, const Launc
     core::SampleFacts facts;
     std::string note;
     Watch watch(context, pacing, launch.spec, guest, space, launched);
-    std::optional<ServerChanges> changes;
+    std::optional<ServerSide> server;
     if (!launch.acks.empty()) {
-        changes.emplace(context.scenario.workload.coherency, share, launch.acks);
-        watch.serve_changes(&*changes);
+        server.emplace(context.scenario.workload, share, launch.acks);
+        watch.serve(&*server);
     }
     watch.until_stop(facts, note);
     guest.destroy();
@@ -137,9 +169,11 @@ void watch_guest(const SampleContext& context, const Pacing& pacing, const Launc
 
     const GuestOutput& output = watch.output();
     output.describe(context.cell.fs(), facts, sample);
-    check_outputs_of(context, output.report(), share, facts, sample, note);
-    check_coherency_of(context, output.report(), changes ? &*changes : nullptr, facts, sample,
-                       note);
+    if (server)
+        note += server->note();
+    check_outputs_of(context, output.report(), share, server ? &*server : nullptr, facts, sample,
+                     note);
+    check_coherency_of(context, output.report(), facts, sample, note);
     // Beside console.log, which has only warnings and worse up to a panic.
     if (!output.report().kernel_log.empty())
         (void)util::write_file_atomically(context.dir / "kernel.log", output.report().kernel_log,
@@ -147,7 +181,8 @@ void watch_guest(const SampleContext& context, const Pacing& pacing, const Launc
     space.look();
     facts.out_of_space = space.full();
     sample.outcome = core::classify(facts);
-    add_host_metrics(sample, output.report(), launch.counted, note);
+    add_host_metrics(sample, output.report(), launch.counted,
+                     core::paused_phases(context.scenario.workload), note);
     note_empty_profile(context.scenario.guest, sample);
     sample.total_seconds = seconds_between(watch.launched(), finished);
     add_cpu_figures(sample, watch);

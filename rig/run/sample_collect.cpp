@@ -9,6 +9,8 @@
 #include "vm/protocol_trace.hpp"
 #include "vm/virtiofsd_log.hpp"
 
+#include <algorithm>
+
 namespace rig::run {
 
 namespace fs = std::filesystem;
@@ -17,13 +19,13 @@ namespace {
 
 // Appends one source's counts; a source that is missing or incomplete adds nothing.
 void add_counts(core::Sample& sample, const Expected<vm::ProtocolCounts>& counts,
-                const std::vector<std::string>& phases, const CountNames& names,
-                std::string& note) {
+                const std::vector<std::string>& phases, const std::vector<bool>& check_after,
+                const CountNames& names, std::string& note) {
     if (!counts) {
         note += counts.error().message + "\n";
         return;
     }
-    auto metrics = protocol_metrics(*counts, phases, names);
+    auto metrics = protocol_metrics(*counts, phases, names, check_after);
     if (metrics.empty())
         note += names.family + " counts: " + std::to_string(counts->marks) +
                 " marks do not match the workload's phases; no counts\n";
@@ -33,23 +35,28 @@ void add_counts(core::Sample& sample, const Expected<vm::ProtocolCounts>& counts
 } // namespace
 
 void add_host_metrics(core::Sample& sample, const guest::AgentReport& report,
-                      const CountSources& sources, std::string& note) {
+                      const CountSources& sources, const std::vector<std::string>& paused,
+                      std::string& note) {
     // These names are the host's alone, as "guest." is the agent's: a workload cannot
     // forge them.
     std::erase_if(sample.metrics, [](const core::Metric& metric) {
         return util::starts_with(metric.name, "9p.") || util::starts_with(metric.name, "virtiofs.");
     });
     std::vector<std::string> phases;
+    // The agent checks after a phase of `paused` that went well (guests/init, check_at).
+    std::vector<bool> check_after;
     for (const guest::PhaseRecord& phase : report.phases) {
         sample.metrics.push_back({phase.name + "/seconds", phase.seconds(), "s"});
         phases.push_back(phase.name);
+        check_after.push_back(phase.exit_status == 0 &&
+                              std::find(paused.begin(), paused.end(), phase.name) != paused.end());
     }
     if (!sources.trace.empty() && report.end_ns)
         add_counts(sample, vm::read_protocol_trace(sources.trace, guest::k_mark_tag), phases,
-                   ninep_count_names(), note);
+                   check_after, ninep_count_names(), note);
     if (!sources.virtiofsd_log.empty() && report.end_ns)
         add_counts(sample, vm::read_virtiofsd_log(sources.virtiofsd_log, guest::k_work_tag), phases,
-                   virtiofs_count_names(), note);
+                   check_after, virtiofs_count_names(), note);
     std::error_code ec;
     if (!sources.trace.empty()) {
         fs::remove(sources.trace, ec);
@@ -120,6 +127,14 @@ void add_cpu_figures(core::Sample& sample, const Watch& watch) {
     sample.helper_cpu_seconds = end.vm.helper_seconds - start.vm.helper_seconds;
     sample.host_cpu_seconds = end.host.busy_seconds - start.host.busy_seconds;
     double total = end.host.total_seconds - start.host.total_seconds;
+    // The workload's pauses for its checks count nowhere.
+    for (const auto& [from, to] : watch.pauses()) {
+        sample.wall_seconds -= seconds_between(from.at, to.at);
+        sample.qemu_cpu_seconds -= to.vm.vm_seconds - from.vm.vm_seconds;
+        sample.helper_cpu_seconds -= to.vm.helper_seconds - from.vm.helper_seconds;
+        sample.host_cpu_seconds -= to.host.busy_seconds - from.host.busy_seconds;
+        total -= to.host.total_seconds - from.host.total_seconds;
+    }
     sample.host_cpu_percent = total > 0 ? 100.0 * sample.host_cpu_seconds / total : 0;
 }
 

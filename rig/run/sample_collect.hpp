@@ -10,14 +10,16 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace rig::run {
 
 // The metrics rig measures itself: each phase's time, and the requests counted by the
 // host (the trace and the log are read, then removed: a long compile's run to tens of
-// megabytes).
+// megabytes). `paused`: the phases the workload checks after (core::paused_phases).
 void add_host_metrics(core::Sample& sample, const guest::AgentReport& report,
-                      const CountSources& sources, std::string& note);
+                      const CountSources& sources, const std::vector<std::string>& paused,
+                      std::string& note);
 
 // The evidence that explains an outcome: the setup error, the end of the console, or
 // the end of the workload's output.
@@ -32,7 +34,8 @@ SampleRun settle(core::Sample sample, const SpaceWatch& space, const std::filesy
 // What QEMU and virtiofsd said, for an infra-error's evidence: why a guest never ran.
 std::string helper_logs(const std::filesystem::path& dir);
 
-// The workload window's host figures, from the CPU marks at its start and end.
+// The workload window's host figures, from the CPU marks at its start and end, its pauses
+// for checks left out.
 void add_cpu_figures(core::Sample& sample, const Watch& watch);
 
 } // namespace rig::run

@@ -69,7 +69,7 @@ Expected<void> fill_kind(const core::Workload& workload, const fs::path& share) 
 Expected<void> fill_share(const core::Workload& workload, const fs::path& share) {
     RIG_TRY(fill_kind(workload, share));
     if (workload.coherency.enabled())
-        RIG_TRY(workload::write_coherency_files(share, workload.coherency));
+        RIG_TRY(workload::write_coherency_files(share, workload));
     return {};
 }
 
@@ -110,9 +110,10 @@ Expected<guest::Job> make_job(const SampleContext& context) {
         job.phase_scripts.emplace_back(step.name, workload_script(step.command));
     job.mark_phases = scenario.guest.count_9p;
     if (scenario.workload.coherency.enabled()) {
-        job.coherency = workload::coherency_plan(scenario.workload.coherency);
+        job.coherency = workload::coherency_plan(scenario.workload);
         job.coherency_window = scenario.workload.coherency.window;
     }
+    job.check_after = core::paused_phases(scenario.workload);
     job.scratch = scenario.guest.scratch_bytes != 0;
     job.profile_globs = core::profile_globs(scenario.guest.profile);
     if (context.module) {

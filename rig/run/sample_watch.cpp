@@ -60,11 +60,22 @@ void Watch::take_in(size_t limit) {
         m_end_mark = mark(m_guest, m_context.host_cpus);
         phase("collecting");
     }
+    for (bool pausing : news.pausing) {
+        CpuMark now = mark(m_guest, m_context.host_cpus);
+        if (pausing)
+            m_pause_mark = now;
+        else if (m_pause_mark)
+            m_pauses.emplace_back(*std::exchange(m_pause_mark, std::nullopt), now);
+        phase(pausing ? "checking" : "running workload");
+    }
     if (news.done)
         m_done_at = Clock::now();
-    if (m_changes)
+    if (m_server) {
         for (const std::string& name : news.change_requests)
-            m_changes->on_request(name);
+            m_server->change(name);
+        for (const std::string& check : news.hash_requests)
+            m_server->hash(check);
+    }
 }
 
 std::optional<Stop> Watch::stop_reason(core::SampleFacts& facts) {

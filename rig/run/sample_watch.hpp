@@ -5,9 +5,9 @@
 #include "core/cpu_set.hpp"
 #include "core/sample.hpp"
 #include "proc/cpu.hpp"
-#include "run/coherency.hpp"
 #include "run/guest_output.hpp"
 #include "run/sample.hpp"
+#include "run/server_side.hpp"
 #include "run/share_mount.hpp"
 #include "util/file.hpp"
 #include "util/follow.hpp"
@@ -115,8 +115,9 @@ public:
           m_output(context.module ? WorkloadOutput::kernel_log : WorkloadOutput::text),
           m_launched(launched), m_last_output(launched) {}
 
-    // Where the coherency probe's changes are made when the guest asks (none: nowhere).
-    void serve_changes(ServerChanges* changes) { m_changes = changes; }
+    // Where the coherency probe's changes are made and a check's server's copy hashed
+    // when the guest asks (none: nowhere).
+    void serve(ServerSide* server) { m_server = server; }
 
     // Polls the guest until it has to stop, and records why in facts and note.
     void until_stop(core::SampleFacts& facts, std::string& note);
@@ -128,6 +129,8 @@ public:
     Clock::time_point launched() const { return m_launched; }
     const std::optional<CpuMark>& start_mark() const { return m_start_mark; }
     const std::optional<CpuMark>& end_mark() const { return m_end_mark; }
+    // The workload's pauses for its checks, each from its start to its end mark.
+    const std::vector<std::pair<CpuMark, CpuMark>>& pauses() const { return m_pauses; }
 
 private:
     void phase(const std::string& name) const {
@@ -154,9 +157,11 @@ private:
     Clock::time_point m_last_output;
     std::optional<CpuMark> m_start_mark;
     std::optional<CpuMark> m_end_mark;
+    std::optional<CpuMark> m_pause_mark; // of the pause under way
+    std::vector<std::pair<CpuMark, CpuMark>> m_pauses;
     std::optional<Clock::time_point> m_done_at;
     std::optional<std::string> m_helper_failure;
-    ServerChanges* m_changes = nullptr;
+    ServerSide* m_server = nullptr;
 };
 
 } // namespace rig::run

@@ -14,9 +14,9 @@ const std::vector<std::string> k_top_keys{
 const std::vector<std::string> k_kernel_keys{"name",    "debian",  "flavour", "image",
                                              "modules", "build",   "git",     "ref",
                                              "config",  "patches", "series",  "options"};
-const std::vector<std::string> k_workload_keys{"generate", "tree",    "command",
-                                               "phases",   "module",  "params",
-                                               "readback", "outputs", "coherency"};
+const std::vector<std::string> k_workload_keys{"generate",  "tree",       "command",  "phases",
+                                               "module",    "params",     "readback", "outputs",
+                                               "coherency", "check_after"};
 const std::vector<std::string> k_generate_keys{"units", "headers", "functions"};
 const std::vector<std::string> k_readback_keys{"files", "size"};
 const std::vector<std::string> k_coherency_keys{"changes", "window"};

@@ -8,6 +8,8 @@
 #include "spec/yaml_reader.hpp"
 #include "util/units.hpp"
 
+#include <algorithm>
+
 namespace rig::spec {
 
 using core::Located;
@@ -131,6 +133,41 @@ Expected<std::vector<core::WorkloadPhase>> read_phases(const Context& context, c
     return phases;
 }
 
+// Phases of the workload, each once; a check needs something to check.
+Expected<std::vector<std::string>> read_check_after(const Context& context, const Entry& entry,
+                                                    const core::Workload& workload) {
+    std::vector<Located> given =
+        RIG_TRY(read_scalars(context, entry.value, entry.path, Shape::list));
+    if (workload.phases.empty())
+        return error_at(context, entry.key_node, entry.path,
+                        "'check_after' names phases: give the workload 'phases'");
+    if (core::output_globs(workload).empty() && !workload.coherency.enabled())
+        return error_at(context, entry.key_node, entry.path,
+                        "nothing to check: give 'outputs' or 'coherency'");
+    std::vector<std::string> names;
+    std::vector<std::string> phases;
+    for (const core::WorkloadPhase& phase : workload.phases)
+        phases.push_back(phase.name);
+    for (const Located& name : given) {
+        if (std::find(phases.begin(), phases.end(), name.value) == phases.end())
+            return error_at(context, name, unknown("phase", name.value, phases));
+        if (std::find(names.begin(), names.end(), name.value) != names.end())
+            return error_at(context, name, "phase '" + name.value + "' is given twice");
+        names.push_back(name.value);
+    }
+    if (names.empty())
+        return error_at(context, entry.value, entry.path, "give at least one phase");
+    core::Workload checked = workload;
+    checked.check_after = names;
+    const size_t changes = workload.coherency.changes.size() * core::checks(checked).size();
+    if (changes > core::k_max_coherency_changes)
+        return error_at(context, entry.key_node, entry.path,
+                        "the coherency probe would make " + std::to_string(changes) +
+                            " changes (its changes at each check); at most " +
+                            std::to_string(core::k_max_coherency_changes) + " in a sample");
+    return names;
+}
+
 // Parameters reach insmod as single arguments NAME=VALUE; the agent checks them again.
 Expected<std::vector<std::pair<std::string, std::string>>>
 read_module_params(const Context& context, const Entry& entry) {
@@ -251,6 +288,8 @@ Expected<core::Workload> read_workload(const Context& context, const Entry& entr
         workload.outputs = RIG_TRY(read_outputs(context, *outputs));
     if (coherency)
         workload.coherency = RIG_TRY(read_coherency(context, *coherency));
+    if (const Entry* check_after = find_entry(keys, "check_after"))
+        workload.check_after = RIG_TRY(read_check_after(context, *check_after, workload));
     return workload;
 }
 } // namespace rig::spec

@@ -47,17 +47,23 @@ bool write_all(int fd, const std::string& text, off_t offset) {
 
 } // namespace
 
-std::vector<CoherencyFile> coherency_files(const core::CoherencyParams& params) {
+std::vector<CoherencyFile> coherency_files(const core::Workload& workload) {
     std::vector<CoherencyFile> files;
-    for (size_t i = 0; i < params.changes.size(); ++i)
-        files.push_back({file_name(i), params.changes[i]});
+    if (!workload.coherency.enabled())
+        return files;
+    for (const std::string& check : core::checks(workload))
+        for (core::Change change : workload.coherency.changes)
+            files.push_back({file_name(files.size()), change, check});
     return files;
 }
 
-std::string coherency_plan(const core::CoherencyParams& params) {
+std::string coherency_plan(const core::Workload& workload) {
     std::string plan;
-    for (const CoherencyFile& file : coherency_files(params))
+    for (const CoherencyFile& file : coherency_files(workload)) {
         plan += (plan.empty() ? "" : " ") + file.name + ":" + std::string(to_string(file.change));
+        if (!file.check.empty())
+            plan += ":" + file.check;
+    }
     return plan;
 }
 
@@ -65,13 +71,13 @@ std::string coherency_content(const std::string& name, int version) {
     return "rig coherency " + name + " " + std::to_string(version) + "\n";
 }
 
-Expected<void> write_coherency_files(const fs::path& share, const core::CoherencyParams& params) {
+Expected<void> write_coherency_files(const fs::path& share, const core::Workload& workload) {
     const fs::path folder = share / k_coherency_folder;
     std::error_code ec;
     fs::create_directories(folder, ec);
     if (ec)
         return fail(ErrorKind::infra, "cannot create " + folder.string() + ": " + ec.message());
-    for (const CoherencyFile& file : coherency_files(params))
+    for (const CoherencyFile& file : coherency_files(workload))
         RIG_TRY(util::write_file_atomically(folder / file.name, coherency_content(file.name, 1),
                                             util::Sync::skip));
     return {};

@@ -198,7 +198,7 @@ TEST(Run, ReadbackHoldsOnEveryFilesystemAndCacheMode) {
 // Guest and server can agree on a file and still be wrong: each sample's outputs are held
 // against its cell's cache=none twin, stored in the database, and a difference is
 // wrong-output, the file named.
-TEST(Run, OutputsThatDifferFromTheReferenceAreWrongOutput) {
+TEST(Run, OutputsThatDifferFromTheReferenceAfterAPhaseAreWrongOutput) {
     Scratch scratch("reference");
     auto result =
         run_rig({"--db", scratch.db, "run", "tests/data/run/reference.yaml"}, k_run_timeout);
@@ -207,9 +207,13 @@ TEST(Run, OutputsThatDifferFromTheReferenceAreWrongOutput) {
                                 "FROM samples s JOIN cells c USING (run_id, cell_id) ORDER BY 1"),
               (std::vector<std::string>{"loose\twrong-output\t1\t1", "none\tok\t0\t1"}))
         << result.out;
+    // Only the check after the first phase can see it: the end's stamp is a constant.
     EXPECT_EQ(query(scratch.db, "SELECT source, signature FROM error_lines"),
               (std::vector<std::string>{
-                  "outputs\toutput stamp.txt: other content than the reference has"}));
+                  "outputs\tafter stamp: output stamp.txt: other content than the reference has"}));
+    EXPECT_EQ(query(scratch.db, "SELECT m.value FROM metrics m JOIN samples s ON s.id = "
+                                "m.sample_id WHERE m.name = 'settle/outputs.files'"),
+              (std::vector<std::string>{"2.0", "2.0"}));
     EXPECT_NE(
         one(scratch.db, "SELECT line FROM error_lines").find("sample 1 of the cache=none twin"),
         std::string::npos);
@@ -220,7 +224,7 @@ TEST(Run, PhasesAreTimedAndCountedOnTheirOwn) {
     auto result = run_rig({"--db", scratch.db, "run", "tests/data/run/phases.yaml"}, k_run_timeout);
     ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_EQ(query(scratch.db, "SELECT outcome FROM samples"),
-              (std::vector<std::string>{"ok", "ok"}));
+              (std::vector<std::string>{"ok", "ok", "ok"}));
     // Each phase timed, and 9p requests counted by the host per share and phase. The
     // virtiofs cell has no 9p work share: its work counts are unknown (absent), not 0.
     auto metric = [&](const std::string& fs, const std::string& name) {
@@ -254,8 +258,42 @@ TEST(Run, PhasesAreTimedAndCountedOnTheirOwn) {
               number(metric("virtiofs", "build/virtiofs.requests")) +
                   number(metric("virtiofs", "noop/virtiofs.requests")));
     EXPECT_EQ(metric("9p", "virtiofs.requests"), "");
+    // Checked after the build too (the end's check is the noop's), each check on its own,
+    // with the probe's promise kept; the check's pause is in no figure of the workload's
+    // (the requests' sums above hold, and its time is left out).
+    for (const std::string fs : {"9p", "virtiofs", "fuse"}) {
+        EXPECT_GT(number(metric(fs, "build/outputs.files")), 0) << fs;
+        EXPECT_EQ(number(metric(fs, "build/outputs.wrong")), 0) << fs;
+        EXPECT_EQ(number(metric(fs, "noop/outputs.files")),
+                  number(metric(fs, "build/outputs.files")))
+            << fs;
+        EXPECT_EQ(number(metric(fs, "outputs.wrong")), 0) << fs;
+        EXPECT_EQ(number(metric(fs, "build/stale.broken")), 0) << fs;
+        EXPECT_EQ(number(metric(fs, "noop/stale.broken")), 0) << fs;
+        EXPECT_EQ(number(metric(fs, "stale.files")),
+                  number(metric(fs, "build/stale.files")) + number(metric(fs, "noop/stale.files")))
+            << fs;
+        const double phases =
+            number(metric(fs, "build/seconds")) + number(metric(fs, "noop/seconds"));
+        const double workload =
+            number(one(scratch.db, "SELECT s.guest_seconds FROM samples s JOIN "
+                                   "cells c USING (run_id, cell_id) WHERE c.fs = '" +
+                                       fs + "'"));
+        EXPECT_LT(workload, phases + 0.5) << fs;
+    }
+    // rig-fuse's own counts: the check's requests moved out of the workload's.
+    EXPECT_EQ(number(metric("fuse", "fuse.requests")),
+              number(metric("fuse", "build/fuse.requests")) +
+                  number(metric("fuse", "noop/fuse.requests")));
+    // loose keeps the old state: neither change shows within the window, at either check.
+    EXPECT_EQ(number(metric("9p", "build/stale.unseen")), 2);
+    EXPECT_EQ(number(metric("9p", "noop/stale.unseen")), 2);
+    EXPECT_NE(one(scratch.db, "SELECT s.outputs FROM samples s JOIN cells c USING (run_id, "
+                              "cell_id) WHERE c.fs = '9p'")
+                  .find("# after build\n"),
+              std::string::npos);
     // The trace is read and removed: a long compile's runs to tens of megabytes.
-    EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM samples"), "2");
+    EXPECT_EQ(one(scratch.db, "SELECT count(*) FROM samples"), "3");
     for (const auto& entry : std::filesystem::recursive_directory_iterator(scratch.dir / "runs"))
         EXPECT_TRUE(entry.path().filename() != "9p.trace" &&
                     entry.path().filename() != "virtiofsd-work.log")

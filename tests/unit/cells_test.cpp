@@ -86,6 +86,8 @@ TEST(CellRecord, EveryFieldRoundTrips) {
     record.workload.outputs = {"out/*"};
     record.workload.coherency.changes = {core::Change::remove, core::Change::rewrite};
     record.workload.coherency.window = std::chrono::milliseconds(700);
+    record.workload.phases = {{"build", "make"}, {"noop", "make"}};
+    record.workload.check_after = {"build"};
     back = core::decode_cell_record(core::encode(record), "test");
     ASSERT_TRUE(back) << back.error().message;
     EXPECT_EQ(back->workload.canonical(), record.workload.canonical());

@@ -6,6 +6,7 @@
 #include "core/fs.hpp"
 #include "core/scenario.hpp"
 #include "run/coherency.hpp"
+#include "run/server_side.hpp"
 #include "temp_dir.hpp"
 #include "util/file.hpp"
 #include "workload/coherency.hpp"
@@ -19,11 +20,20 @@ using rig::guest::StaleRecord;
 
 namespace {
 
-rig::core::CoherencyParams params_of(std::vector<Change> changes) {
-    rig::core::CoherencyParams params;
-    params.changes = std::move(changes);
-    params.window = std::chrono::seconds(2);
-    return params;
+rig::core::Workload params_of(std::vector<Change> changes) {
+    rig::core::Workload workload;
+    workload.coherency.changes = std::move(changes);
+    workload.coherency.window = std::chrono::seconds(2);
+    return workload;
+}
+
+// Phases build, touch and rebuild, checked after build (and, uselessly, after rebuild:
+// the end checks there anyway).
+rig::core::Workload phased(std::vector<Change> changes) {
+    rig::core::Workload workload = params_of(std::move(changes));
+    workload.phases = {{"build", "make"}, {"touch", "touch h"}, {"rebuild", "make"}};
+    workload.check_after = {"rebuild", "build"};
+    return workload;
 }
 
 rig::core::Cell cell_of(std::map<std::string, std::string> params) {
@@ -46,6 +56,17 @@ TEST(Coherency, ThePlanNamesOneFileperChangeInOrder) {
     EXPECT_EQ(rig::workload::coherency_plan(params), "c-0001:rewrite c-0002:delete c-0003:rewrite");
     EXPECT_EQ(rig::core::parse_change("delete"), Change::remove);
     EXPECT_FALSE(rig::core::parse_change("remove"));
+}
+
+TEST(Coherency, EachCheckAfterAPhaseGetsFilesOfItsOwnBeforeTheEndsFiles) {
+    auto workload = phased({Change::rewrite, Change::append});
+    EXPECT_EQ(rig::core::paused_phases(workload), std::vector<std::string>{"build"});
+    EXPECT_EQ(rig::core::checks(workload), (std::vector<std::string>{"build", ""}));
+    EXPECT_EQ(rig::core::check_prefix(workload, "build"), "build/");
+    EXPECT_EQ(rig::core::check_prefix(workload, ""), "rebuild/");
+    EXPECT_EQ(rig::core::check_prefix(params_of({Change::rewrite}), ""), "");
+    EXPECT_EQ(rig::workload::coherency_plan(workload),
+              "c-0001:rewrite:build c-0002:append:build c-0003:rewrite c-0004:append");
 }
 
 TEST(Coherency, TheHostMakesEachChangeInTheShare) {
@@ -86,15 +107,15 @@ TEST(Coherency, TheHostFollowsNoLinkTheGuestPutInPlace) {
     EXPECT_EQ(rig::util::read_file(outside.path() / "c-0001"), "host file\n");
 }
 
-TEST(Coherency, ServerChangesMakeEachPlannedChangeOnceAndAcknowledgeIt) {
+TEST(Coherency, TheServerSideMakesEachPlannedChangeOnceAndAcknowledgesIt) {
     rig::test::TempDir share, acks;
     auto params = params_of({Change::append});
     ASSERT_TRUE(rig::workload::write_coherency_files(share.path(), params));
-    rig::run::ServerChanges changes(params, share.path(), acks.path());
-    changes.on_request("c-0001");
-    changes.on_request("c-0001"); // asked twice: appended once
-    changes.on_request("c-0002"); // not in the plan
-    changes.on_request("../etc");
+    rig::run::ServerSide changes(params, share.path(), acks.path());
+    changes.change("c-0001");
+    changes.change("c-0001"); // asked twice: appended once
+    changes.change("c-0002"); // not in the plan
+    changes.change("../etc");
     EXPECT_EQ(rig::util::read_file(share.path() / "coherency" / "c-0001"),
               "rig coherency c-0001 1\nrig coherency c-0001 2\n");
     EXPECT_TRUE(fs::exists(acks.path() / "c-0001"));
@@ -179,4 +200,40 @@ TEST(Coherency, AFileTheGuestDidNotProbeIsAWarningNotAVerdict) {
     EXPECT_EQ(check.lines[0].severity, rig::core::Severity::warning);
     EXPECT_EQ(check.lines[0].line, "coherency: c-0002 (append) was not probed");
     EXPECT_EQ(metric(check, "stale.append.seconds"), std::nullopt);
+}
+
+TEST(Coherency, TheServerSideHashesTheShareAtACheckAfterAPhaseOnce) {
+    rig::test::TempDir share, acks;
+    auto workload = phased({});
+    workload.outputs = {"*.o"};
+    ASSERT_TRUE(
+        rig::util::write_file_atomically(share.path() / "a.o", "one\n", rig::util::Sync::skip));
+    rig::run::ServerSide server(workload, share.path(), acks.path());
+    server.hash("touch"); // no check after touch
+    server.hash("build");
+    ASSERT_TRUE(
+        rig::util::write_file_atomically(share.path() / "b.o", "two\n", rig::util::Sync::skip));
+    server.hash("build"); // once: the share as it was when first asked
+    ASSERT_NE(server.manifest_at("build"), nullptr);
+    EXPECT_EQ(server.manifest_at("build")->files.size(), 1u);
+    EXPECT_EQ(server.manifest_at("touch"), nullptr);
+    EXPECT_TRUE(fs::exists(acks.path() / "hash-build"));
+    EXPECT_FALSE(fs::exists(acks.path() / "hash-touch"));
+}
+
+TEST(Coherency, EachCheckHasFiguresOfItsOwnAndTheTotalsCoverAll) {
+    auto workload = phased({Change::rewrite});
+    std::vector<StaleRecord> seen{{"c-0001", 4, 30'000'000, true}, {"c-0002", 0, 100'000, true}};
+    auto check = rig::run::check_coherency(workload, seen, {Coherence::Promise::immediate, 0});
+    EXPECT_EQ(check.broken, 1);
+    ASSERT_EQ(check.lines.size(), 1u);
+    EXPECT_EQ(check.lines[0].line,
+              "coherency: c-0001 (after build): the server's rewrite was seen after 0.03 s "
+              "(4 stale reads); the mount promises immediate");
+    EXPECT_EQ(metric(check, "stale.reads"), 4);
+    EXPECT_EQ(metric(check, "build/stale.reads"), 4);
+    EXPECT_EQ(metric(check, "build/stale.broken"), 1);
+    EXPECT_EQ(metric(check, "rebuild/stale.reads"), 0);
+    EXPECT_EQ(metric(check, "rebuild/stale.broken"), 0);
+    EXPECT_DOUBLE_EQ(*metric(check, "build/stale.rewrite.seconds"), 0.03);
 }

@@ -10,6 +10,7 @@
 #include "proc/process.hpp"
 #include "temp_dir.hpp"
 #include "text_lines.hpp"
+#include "util/base64.hpp"
 #include "util/file.hpp"
 
 #include <algorithm>
@@ -687,6 +688,33 @@ TEST(Report, CoherencyRecords) {
     EXPECT_EQ(report.change_requests.size(), AgentReport::k_max_coherency);
 }
 
+// A check after a phase: the workload's pause, the host asked to hash, and the guest's view
+// kept by check.
+TEST(Report, ChecksAfterPhasesPauseTheWorkloadAndKeepTheirOwnManifests) {
+    AgentReport report;
+    report.apply(record("start", {"1000000000"}));
+    report.apply(record("pause", {"2000000000"}));
+    report.apply(record("pause", {"2100000000"})); // one at a time
+    report.apply(record("outputs", {rig::util::base64_encode("aa  a.o\n")}));
+    report.apply(record("hashed", {"outputs", "build"}));
+    report.apply(record("hash", {"build"}));
+    report.apply(record("resume", {"2500000000"}));
+    report.apply(record("resume", {"2600000000"})); // nothing paused
+    report.apply(record("outputs", {rig::util::base64_encode("bb  a.o\n")}));
+    report.apply(record("hashed", {"outputs"}));
+    report.apply(record("end", {"4000000000", "0"}));
+    EXPECT_EQ(report.malformed, 2u);
+    EXPECT_EQ(report.outputs_at.at("build"), "aa  a.o\n");
+    EXPECT_EQ(report.outputs_text, "bb  a.o\n");
+    EXPECT_TRUE(report.outputs_hashed);
+    EXPECT_EQ(report.hash_requests, std::vector<std::string>{"build"});
+    // 3 s from start to end, half a second of it paused.
+    EXPECT_DOUBLE_EQ(report.workload_seconds(), 2.5);
+    report.apply(record("hashed", {"outputs", "a.b"}));
+    report.apply(record("hash", {"../x"}));
+    EXPECT_EQ(report.malformed, 4u);
+}
+
 TEST(Report, Metrics) {
     AgentReport report;
     report.apply(record("metric", {"compile_time", "12.5", "s"}));
@@ -924,10 +952,28 @@ TEST(Job, TheCoherencyProbeTravelsAsWordsWithItsAckShareUnlessFuseServesItself) 
     text = job_file(job);
     ASSERT_TRUE(text) << text.error().message;
     EXPECT_EQ(text->find("ACK_TAG="), std::string::npos);
-    for (const char* bad : {"c-0001:rewrite;reboot", "c-0001:Rewrite", "c-0001:$(x)"}) {
+    for (const char* bad : {"c-0001:rewrite;reboot", "c-0001:rewrite:a.b", "c-0001:$(x)"}) {
         job.coherency = bad;
         EXPECT_FALSE(job_file(job)) << bad;
     }
+}
+
+// A check after a phase: its phases travel as words, and the host hashes the server's copy
+// there when asked, through the ack share, unless fuse's daemon is the server.
+TEST(Job, ChecksAfterPhasesTravelWithTheAckShareTheHostAnswersBy) {
+    Job job = sample_job();
+    job.outputs = {"*.o"};
+    job.check_after = {"build", "touch"};
+    auto text = job_file(job);
+    ASSERT_TRUE(text) << text.error().message;
+    EXPECT_NE(text->find("\nCHECK_AFTER=build touch\nACK_TAG=rigack\n"), std::string::npos)
+        << *text;
+    job.outputs.clear();
+    text = job_file(job);
+    ASSERT_TRUE(text);
+    EXPECT_EQ(text->find("ACK_TAG="), std::string::npos);
+    job.check_after = {"a b"};
+    EXPECT_FALSE(job_file(job));
 }
 
 TEST(GuestRoot, OnlySystemAccountsWithoutPasswordsOrMembers) {

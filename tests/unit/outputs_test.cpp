@@ -245,3 +245,38 @@ TEST(Outputs, ASampleIsHeldAgainstItsTwinOrItsCellsFirstSample) {
     unhashed.outputs.clear();
     EXPECT_EQ(held(unhashed).outcome, rig::core::Outcome::ok);
 }
+
+// A sample that checks after phases keeps each check's manifest under its heading, and is
+// held against the reference check by check: a file wrong only after "build" says so.
+TEST(Outputs, EachChecksManifestIsKeptAndHeldAgainstTheReferencesOwn) {
+    const std::map<std::string, std::string> by_check{{"", sums(k_b)}, {"build", sums(k_c)}};
+    const std::string joined = rig::run::join_manifests(by_check);
+    EXPECT_EQ(joined, sums(k_b) + "# after build\n" + sums(k_c));
+    EXPECT_EQ(rig::run::split_manifests(joined), by_check);
+    EXPECT_EQ(rig::run::join_manifests({{"", sums(k_b)}}), sums(k_b));
+    EXPECT_EQ(rig::run::split_manifests(sums(k_b)).size(), 1u);
+
+    rig::test::TempDir dir;
+    auto db = rig::store::Database::open(dir.path() / "rig.db");
+    ASSERT_TRUE(db) << db.error().message;
+    rig::store::RunInfo run;
+    run.scenario_name = "t";
+    run.started_at = "2026-12-07T10:00:00Z";
+    const int64_t run_id = (*db)->begin_run(run).value();
+    std::vector<rig::core::Cell> cells{cell_with("none00000000", "none")};
+    ASSERT_TRUE((*db)->add_cells(run_id, cells));
+    rig::core::Sample first;
+    first.cell_id = cells[0].id;
+    first.outcome = rig::core::Outcome::ok;
+    first.outputs = joined;
+    ASSERT_TRUE(rig::run::hold_against_reference(**db, run_id, cells, first));
+    ASSERT_TRUE((*db)->add_sample(run_id, first));
+    rig::core::Sample second = first;
+    second.repetition = 1;
+    second.outputs = rig::run::join_manifests({{"", sums(k_b)}, {"build", sums(k_a)}});
+    ASSERT_TRUE(rig::run::hold_against_reference(**db, run_id, cells, second));
+    EXPECT_EQ(second.outcome, rig::core::Outcome::wrong_output);
+    ASSERT_EQ(second.lines.size(), 1u);
+    EXPECT_EQ(second.lines[0].signature,
+              "after build: output prog: other content than the reference has");
+}

@@ -65,6 +65,22 @@ TEST(ProtocolMetrics, PhasesAndTheirSum) {
     EXPECT_EQ(value_of(metrics, "9p.work.requests"), 35);
 }
 
+TEST(ProtocolMetrics, AChecksWindowAfterAPhaseCountsNowhere) {
+    vm::ProtocolCounts trace;
+    trace.shares = {"work"};
+    trace.windows = {
+        {{"work", counts(10, 20)}}, {{"work", counts(500, 500)}}, {{"work", counts(0, 5)}}};
+    auto names = run::ninep_count_names();
+    auto metrics = run::protocol_metrics(trace, {"build", "noop"}, names, {true, false});
+    EXPECT_EQ(value_of(metrics, "build/9p.work.getattr"), 20);
+    EXPECT_EQ(value_of(metrics, "noop/9p.work.getattr"), 5);
+    EXPECT_EQ(value_of(metrics, "9p.work.requests"), 35);
+    // Without that window, or with one more, the marks do not match the phases.
+    EXPECT_TRUE(run::protocol_metrics(trace, {"build", "noop"}, names).empty());
+    trace.windows.erase(trace.windows.begin() + 1);
+    EXPECT_TRUE(run::protocol_metrics(trace, {"build", "noop"}, names, {true, false}).empty());
+}
+
 TEST(ProtocolMetrics, IncompleteTraceGivesNoCountsAtAll) {
     // A guest killed mid-phase: its counts are unknown, never a partial figure.
     vm::ProtocolCounts trace;

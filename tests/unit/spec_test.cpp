@@ -481,6 +481,39 @@ TEST(spec, coherency_lists_its_changes_and_enters_the_cell) {
         << missing.error().message;
 }
 
+TEST(spec, check_after_names_phases_to_check_after_and_enters_the_cell) {
+    const std::string phases = "phases: {build: make, touch: touch h, rebuild: make}";
+    auto checked = parse_scenario(k_head + "workload: {generate: {units: 2}, " + phases +
+                                      ", coherency: {changes: [rewrite]}, check_after: [build]}\n",
+                                  "a.yaml");
+    ASSERT_TRUE(checked) << checked.error().message;
+    EXPECT_EQ(checked->workload.check_after, std::vector<std::string>{"build"});
+    EXPECT_NE(checked->workload.canonical().find(";check_after=build"), std::string::npos);
+    auto error_of = [&](const std::string& workload) {
+        auto parsed = parse_scenario(k_head + "workload: " + workload + "\n", "b.yaml");
+        return parsed ? std::string() : parsed.error().message;
+    };
+    EXPECT_NE(error_of("{command: make, coherency: {changes: [rewrite]}, check_after: [build]}")
+                  .find("give the workload 'phases'"),
+              std::string::npos);
+    EXPECT_NE(error_of("{generate: {}, " + phases + ", check_after: [biuld]}")
+                  .find("unknown phase 'biuld'"),
+              std::string::npos);
+    EXPECT_NE(error_of("{generate: {}, " + phases + ", check_after: [build, build]}")
+                  .find("phase 'build' is given twice"),
+              std::string::npos);
+    EXPECT_NE(error_of("{" + phases + ", check_after: [build]}").find("nothing to check"),
+              std::string::npos);
+    // 40 changes at each of two checks.
+    std::string many = "[rewrite";
+    for (int i = 1; i < 40; ++i)
+        many += ", append";
+    EXPECT_NE(error_of("{generate: {}, " + phases + ", coherency: {changes: " + many +
+                       "]}, check_after: [build]}")
+                  .find("would make 80 changes"),
+              std::string::npos);
+}
+
 TEST(spec, image_kernels_take_a_build_folder_for_modules) {
     auto scenario = parse_scenario("name: t\nkernels:\n  - {name: mine, image: /boot/vmlinuz, "
                                    "build: /usr/src/linux}\nworkload: {module: bench.c}\n",
