@@ -206,6 +206,31 @@ Expected<Ending> calibrate_functional(Context& context, const StepIo& io, Endpoi
     return Ending();
 }
 
+// Under the output criterion, GOOD's first sample before BAD's: what every commit's outputs
+// are held against, BAD's included (step.cpp, references_of), so that an output that is
+// wrong the same way in every sample still shows. The GOOD endpoint takes it over.
+Expected<Ending> take_reference(Context& context, const StepIo& io) {
+    const std::string& good = context.info.good;
+    if (context.criterion.kind != CriterionKind::outcome ||
+        context.criterion.pattern != core::to_string(core::Outcome::wrong_output) ||
+        core::output_globs(context.scenario.workload).empty() ||
+        find_step(context, core::StepRole::good_endpoint, good) ||
+        !context.samples_by_cell[commit_cell(context, good).cell.id].empty())
+        return Ending();
+    Policy one;
+    one.kind = Policy::Kind::fixed;
+    one.samples = 1;
+    one.budget = std::max(context.options.max_samples, 1);
+    one.calibrates = core::Verdict::good;
+    io.out << "bisect " << context.info.id << ": GOOD " << short_sha(good)
+           << " first: its outputs are the reference every commit's are held against\n";
+    Measured reference =
+        RIG_TRY(measure_unclaimed(context, {core::StepRole::good_endpoint, good, one}, io));
+    if (auto stop = RIG_TRY(unfinished(context, reference, io.out)))
+        return stop;
+    return Ending();
+}
+
 // 1. The endpoints, bad first: its failures define what "reproduces" means.
 Expected<Ending> calibrate(Context& context, const StepIo& io, Endpoints& ends) {
     const std::string& bad = context.info.bad;
@@ -213,6 +238,8 @@ Expected<Ending> calibrate(Context& context, const StepIo& io, Endpoints& ends) 
     ends.calibrate.samples = context.options.samples;
     ends.calibrate.budget = std::max(context.options.max_samples, context.options.samples);
     ends.calibrate.calibrates = core::Verdict::bad;
+    if (auto stop = RIG_TRY(take_reference(context, io)))
+        return stop;
     // Guests at once and a duration or metric to compare: GOOD's and BAD's samples are
     // taken together, interleaved over the same CPU sets, and found stored below.
     if (compares_values(context.criterion) && context.cpu_sets.size() > 1) {

@@ -326,6 +326,18 @@ Expected<std::vector<run::SampleRun>> take_batch(const Context& context,
     return runs;
 }
 
+// What a commit's outputs are held against (run/reference.hpp): GOOD's earliest sample
+// once GOOD has one, then the commit's own first. Under the output criterion GOOD's first
+// sample is taken before BAD's (take_reference); else BAD, measured first, has only its own.
+std::vector<run::ReferenceCell> references_of(const Context& context, const std::string& cell_id) {
+    std::vector<run::ReferenceCell> references;
+    const std::string good = commit_cell(context, context.info.good).cell.id;
+    if (good != cell_id)
+        references.push_back({good, "GOOD " + short_sha(context.info.good)});
+    references.push_back({cell_id, "this commit"});
+    return references;
+}
+
 // Stores one sample of a step and judges it; false when the steps must stop measuring.
 Expected<bool> take_in(Context& context, const StepIo& io, Measuring& step, run::SampleRun& ran) {
     Measured& measured = step.measured;
@@ -335,10 +347,8 @@ Expected<bool> take_in(Context& context, const StepIo& io, Measuring& step, run:
         measured.interrupted = true;
         return false;
     }
-    // A commit's samples are held against its first: GOOD's, measured after BAD's, could
-    // not be BAD's reference.
-    const std::vector<run::ReferenceCell> reference{{measured.step.cell_id, "this commit"}};
-    RIG_TRY(run::hold_against_reference(context.db, context.info.run_id, reference, sample));
+    RIG_TRY(run::hold_against_reference(context.db, context.info.run_id,
+                                        references_of(context, measured.step.cell_id), sample));
     sample.id = RIG_TRY(context.db.add_sample(context.info.run_id, sample));
     context.samples_by_cell[measured.step.cell_id].push_back(sample);
     measured.samples.push_back(sample);
@@ -456,8 +466,8 @@ Expected<std::optional<Prepared>> prepare_step(Context& context, const StepReque
     prepared.initrd = RIG_TRY(context.builder->initramfs(*prepared.build.artifact));
     prepared.next_repetition = keep_unclaimed_samples(context, measured);
     if (!measured.samples.empty())
-        io.out << prepared.prefix << measured.samples.size()
-               << " sample(s) kept from before the resume\n";
+        io.out << prepared.prefix << "kept " << measured.samples.size()
+               << " sample(s) taken before (before a resume, or as GOOD's reference)\n";
     return prepared;
 }
 
@@ -591,6 +601,18 @@ Expected<Measured> measure(Context& context, const StepRequest& request, const S
     RIG_TRY(sample_until_decided(context, io, steps));
     builds.finish(io.out, prepared->prefix);
     RIG_TRY(finish_step(context, steps.front(), io));
+    return measured;
+}
+
+Expected<Measured> measure_unclaimed(Context& context, const StepRequest& request,
+                                     const StepIo& io) {
+    Measured measured;
+    auto prepared = RIG_TRY(prepare_step(context, request, io, measured));
+    if (!prepared)
+        return measured;
+    Boot boot{prepared->target, *prepared->build.artifact, prepared->initrd, prepared->prefix};
+    std::vector<Measuring> steps{{request, boot, measured, prepared->next_repetition}};
+    RIG_TRY(sample_until_decided(context, io, steps));
     return measured;
 }
 

@@ -105,6 +105,12 @@ Expected<void> sample_until_decided(Context& context, const StepIo& io,
 // (CommitBuilder::build_ahead), and the step waits for them before it returns.
 Expected<Measured> measure(Context& context, const StepRequest& request, const StepIo& io,
                            const std::vector<std::string>& ahead = {});
+// Samples of a commit taken as `measure` takes them, but stored as no step: the step of
+// that commit measured later takes them over as its first (keep_unclaimed_samples). Under
+// the output criterion, GOOD's first sample, taken before BAD's to be every commit's
+// reference.
+Expected<Measured> measure_unclaimed(Context& context, const StepRequest& request,
+                                     const StepIo& io);
 // A measured step, or the finished step of the same role and commit stored before a resume.
 Expected<Measured> measure_once(Context& context, const StepRequest& request, const StepIo& io);
 

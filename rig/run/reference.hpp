@@ -3,8 +3,9 @@
 // earlier sample saw them, where the workload builds reproducibly (the generated project
 // does: scenarios/README.md, "Outputs and readback"). The reference is the cell's
 // cache=none twin, the mode that asks the server at every read, when the run has one with
-// outputs, else the cell's own earliest sample. A file that differs, or is on one side
-// only, is an error line and the sample wrong-output, even where guest and server agree.
+// outputs, else the cell's own earliest sample; in a bisect, GOOD's, else the commit's own. A file
+// that differs, or is on one side only, is an error line and the sample wrong-output, even where
+// guest and server agree.
 #pragma once
 
 #include "core/cell.hpp"

@@ -3,6 +3,9 @@
 // file backends append a real guest's.
 #include "fake_hypervisor.hpp"
 
+#include "util/base64.hpp"
+#include "util/hash.hpp"
+
 #include <algorithm>
 #include <fstream>
 
@@ -22,6 +25,10 @@ public:
         // still comes out at its time.
         std::stable_sort(m_script.outputs.begin(), m_script.outputs.end(),
                          [](const auto& a, const auto& b) { return a.at < b.at; });
+        for (const GuestScript::ShareFile& file : m_script.share_files)
+            for (const vm::Share& share : spec.shares)
+                if (share.tag == file.tag)
+                    std::ofstream(share.path / file.path, std::ios::binary) << file.content;
     }
 
     std::optional<int> poll() override {
@@ -110,6 +117,17 @@ GuestScript& GuestScript::workload(milliseconds start, milliseconds end, int sta
 
 GuestScript& GuestScript::done(milliseconds at) {
     return channel(at, "done");
+}
+
+GuestScript& GuestScript::wrote(milliseconds at, const std::string& tag,
+                                const std::vector<std::pair<std::string, std::string>>& files) {
+    std::string sums;
+    for (const auto& [path, content] : files) {
+        share_files.push_back({tag, path, content});
+        sums += util::sha256_hex(content) + "  " + path + "\n";
+    }
+    channel(at, "outputs " + util::base64_encode(sums));
+    return channel(at, "hashed outputs");
 }
 
 namespace {

@@ -38,6 +38,13 @@ struct GuestScript {
     std::optional<std::string> start_error; // start() fails: the sample is an infra error
     std::optional<milliseconds> helper_fails_at;
     std::string helper_failure = "virtiofsd exited with status 1";
+    // Files the guest leaves in a share when it starts: (share tag, path in it, content).
+    struct ShareFile {
+        std::string tag;
+        std::string path;
+        std::string content;
+    };
+    std::vector<ShareFile> share_files;
 
     GuestScript& console(milliseconds at, const std::string& line);
     GuestScript& channel(milliseconds at, const std::string& record); // "start 1000"
@@ -48,6 +55,10 @@ struct GuestScript {
     GuestScript& hello(milliseconds at);
     GuestScript& workload(milliseconds start, milliseconds end, int status);
     GuestScript& done(milliseconds at);
+    // A workload that wrote `files` (path, content) into the share tagged `tag`, and the
+    // agent's hashes of them at `at`: what guest and server both see.
+    GuestScript& wrote(milliseconds at, const std::string& tag,
+                       const std::vector<std::pair<std::string, std::string>>& files);
 };
 
 // A whole sample's script: hello, a workload from 10 to 30 ms with this exit status,

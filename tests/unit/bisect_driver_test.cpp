@@ -12,6 +12,7 @@
 #include "fake_hypervisor.hpp"
 #include "fake_probe.hpp"
 #include "git_run.hpp"
+#include "guest/job.hpp"
 #include "store/store.hpp"
 #include "temp_dir.hpp"
 #include "util/file.hpp"
@@ -213,6 +214,54 @@ TEST(BisectDriver, FindsAndVerifiesThePlantedCulprit) {
     for (const auto& step : steps) {
         if (step.role == core::StepRole::verify_parent) {
             EXPECT_EQ(step.commit, driver.commits[4]);
+        }
+    }
+}
+
+// Outputs wrong the same way in every sample from the culprit on, guest and server agreeing:
+// only GOOD's, the reference taken first, shows them.
+TEST(BisectDriver, OutputsWrongTheSameWayEverySampleAreHeldAgainstGOODAndBisected) {
+    Driver driver(8);
+    std::ofstream(driver.scenario) << "name: hunt\n"
+                                      "kernels:\n"
+                                      "  - {name: linux, git: linux, ref: master, config: [base]}\n"
+                                      "matrix: {fs: 9p, cache: loose}\n"
+                                      "workload: {command: make, outputs: [out.txt]}\n"
+                                      "guest: {cpus: 1, accel: tcg, count_9p: false}\n";
+    bisect::StartOptions start = driver.options(0, 7);
+    start.criterion = "output";
+    auto id = bisect::create_bisect(start, *driver.db, driver.settings);
+    ASSERT_TRUE(id) << id.error().message;
+    std::set<std::string> bad(driver.commits.begin() + 5, driver.commits.end());
+    FakeHypervisor hypervisor([&](const vm::GuestSpec& spec) {
+        const bool wrong = bad.count(FakeCommitBuilder::commit_of(spec.kernel)) > 0;
+        GuestScript script = test::quick_guest(0);
+        return script.wrote(milliseconds(3), guest::k_work_tag,
+                            {{"out.txt", wrong ? "stale\n" : "fresh\n"}});
+    });
+    auto status = driver.run(*id, hypervisor);
+    ASSERT_TRUE(status) << status.error().message;
+    EXPECT_EQ(*status, core::BisectStatus::culprit) << driver.out.str();
+    EXPECT_EQ(driver.db->bisect(*id).value()->culprit, driver.commits[5]);
+    // GOOD went first: BAD's samples name it as their reference.
+    const std::string out = driver.out.str();
+    EXPECT_LT(out.find("GOOD " + driver.commits[0].substr(0, 12) + " first"),
+              out.find("bad_endpoint"))
+        << out;
+    auto steps = driver.db->bisect_steps(*id).value();
+    auto runs = driver.db->samples(driver.db->bisect(*id).value()->run_id).value();
+    for (const auto& step : steps) {
+        if (step.role != core::StepRole::bad_endpoint)
+            continue;
+        ASSERT_FALSE(step.samples.empty());
+        for (const auto& sample : runs) {
+            if (sample.cell_id != step.cell_id)
+                continue;
+            EXPECT_EQ(sample.outcome, core::Outcome::wrong_output);
+            ASSERT_EQ(sample.lines.size(), 1u);
+            EXPECT_NE(sample.lines[0].line.find("GOOD " + driver.commits[0].substr(0, 12)),
+                      std::string::npos)
+                << sample.lines[0].line;
         }
     }
 }
