@@ -84,6 +84,11 @@ TEST(WatchScreen, ErrorsAreNewFamiliesOrAWorseOutcome) {
                               {sample_of(0, 0, core::Outcome::workload_timeout)});
     ASSERT_TRUE(hung);
     EXPECT_EQ(watch::bisect_criterion("errors", *hung), "outcome:hang");
+    // Wrong output, even where nothing printed an error: the bisect on output follows it.
+    auto wrong = watch::screen(criterion("output"), {sample_of(1, 1)},
+                               {sample_of(1, 1, core::Outcome::wrong_output)});
+    ASSERT_TRUE(wrong);
+    EXPECT_EQ(watch::bisect_criterion("errors", *wrong), "outcome:wrong-output");
     EXPECT_EQ(watch::bisect_criterion("errors", *detail), "errors");
     EXPECT_EQ(watch::bisect_criterion("metric:9p.work.walk:+20%", "9p.work.walk 1 -> 2"),
               "metric:9p.work.walk:+20%");
