@@ -333,15 +333,17 @@ Expected<void> run_on_slots(const std::vector<Planned>& plan, const std::vector<
                 --running;
                 return {JobEnd::host_lost, up.error().message};
             }
-        note(core::outcome_text(sample) + " in " +
-             util::format_duration(sample.total_seconds, util::DurationStyle::progress));
         std::lock_guard lock(mutex);
         --running;
         ++done;
-        state.progress.finished(sample.total_seconds);
-        state.progress.batch("guests", plan.size() - done - running, running, done);
         if (!failure)
             failure = store_slot_sample(state, planned, ran, records[slot.host]);
+        // Said once stored: the reference check may have made it wrong-output.
+        state.progress.note(
+            prefix + core::outcome_text(sample) + " in " +
+            util::format_duration(sample.total_seconds, util::DurationStyle::progress));
+        state.progress.finished(sample.total_seconds);
+        state.progress.batch("guests", plan.size() - done - running, running, done);
         return {};
     };
     auto on_lost = [&](size_t h, const std::string& why) {
