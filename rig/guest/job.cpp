@@ -108,8 +108,10 @@ Expected<std::string> job_file(const Job& job) {
                 return fail(ErrorKind::config, "check_after '" + phase + "' is not a phase name");
         RIG_TRY(add("CHECK_AFTER", util::join(job.check_after, " ")));
     }
-    if (wants_ack_share(job))
+    if (wants_ack_share(job)) {
         RIG_TRY(add("ACK_TAG", k_ack_tag));
+        RIG_TRY(add("ACK_WAIT_MS", std::to_string(k_ack_wait.count())));
+    }
     if (!job.module.empty()) {
         RIG_TRY(add("MODULE", std::string("/") + k_module_archive_path));
         // Kbuild names the .ko after the module, which rmmod takes.

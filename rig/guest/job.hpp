@@ -24,8 +24,11 @@ inline constexpr const char* k_work_tag = "work";
 // 9p trace (vm/protocol_trace.hpp).
 inline constexpr const char* k_mark_tag = "rigmark";
 // An empty 9p share, uncached, in which the host acknowledges each change of the
-// coherency probe that it made (a file named after the changed one).
+// coherency probe that it made (a file named after the changed one), and each check's hash.
 inline constexpr const char* k_ack_tag = "rigack";
+// How long the agent waits for an acknowledgement (its job's ACK_WAIT_MS) before it goes
+// on without: what the host does later comes too late to count.
+inline constexpr std::chrono::milliseconds k_ack_wait{10000};
 // Under /run, a tmpfs in the guest: the read-only host root needs no mount point.
 inline constexpr const char* k_work_mount_point = "/run/rig/work";
 // Where a fuse cell's rig-fuse runs in the guest root: the agent copies it there from the

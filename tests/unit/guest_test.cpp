@@ -966,7 +966,8 @@ TEST(Job, ChecksAfterPhasesTravelWithTheAckShareTheHostAnswersBy) {
     job.check_after = {"build", "touch"};
     auto text = job_file(job);
     ASSERT_TRUE(text) << text.error().message;
-    EXPECT_NE(text->find("\nCHECK_AFTER=build touch\nACK_TAG=rigack\n"), std::string::npos)
+    EXPECT_NE(text->find("\nCHECK_AFTER=build touch\nACK_TAG=rigack\nACK_WAIT_MS=10000\n"),
+              std::string::npos)
         << *text;
     job.outputs.clear();
     text = job_file(job);
