@@ -215,7 +215,7 @@ Expected<Ending> take_reference(Context& context, const StepIo& io) {
         context.criterion.pattern != core::to_string(core::Outcome::wrong_output) ||
         core::output_globs(context.scenario.workload).empty() ||
         find_step(context, core::StepRole::good_endpoint, good) ||
-        !context.samples_by_cell[commit_cell(context, good).cell.id].empty())
+        !context.samples_by_cell[good_cell_id(context)].empty())
         return Ending();
     Policy one;
     one.kind = Policy::Kind::fixed;

@@ -51,6 +51,10 @@ CommitCell commit_cell(const Context& context, const std::string& sha,
     return out;
 }
 
+std::string good_cell_id(const Context& context) {
+    return commit_cell(context, context.info.good).cell.id;
+}
+
 kernel::GitRequest commit_request(const Context& context, const CommitCell& target) {
     return kernel::git_request(target.scenario.kernels[context.cell.kernel], target.cell.fragments,
                                target.scenario.dir);
@@ -331,7 +335,7 @@ Expected<std::vector<run::SampleRun>> take_batch(const Context& context,
 // sample is taken before BAD's (take_reference); else BAD, measured first, has only its own.
 std::vector<run::ReferenceCell> references_of(const Context& context, const std::string& cell_id) {
     std::vector<run::ReferenceCell> references;
-    const std::string good = commit_cell(context, context.info.good).cell.id;
+    const std::string good = good_cell_id(context);
     if (good != cell_id)
         references.push_back({good, "GOOD " + short_sha(context.info.good)});
     references.push_back({cell_id, "this commit"});
@@ -589,8 +593,14 @@ private:
 
 } // namespace
 
-Expected<Measured> measure(Context& context, const StepRequest& request, const StepIo& io,
-                           const std::vector<std::string>& ahead) {
+namespace {
+
+// Whether a measured step is stored (finish_step), or its samples left for the step of the
+// same commit measured later.
+enum class Claim { stored, unclaimed };
+
+Expected<Measured> measure_step(Context& context, const StepRequest& request, const StepIo& io,
+                                const std::vector<std::string>& ahead, Claim claim) {
     Measured measured;
     auto prepared = RIG_TRY(prepare_step(context, request, io, measured));
     if (!prepared)
@@ -600,20 +610,21 @@ Expected<Measured> measure(Context& context, const StepRequest& request, const S
     BuildAhead builds(context, ahead, io.interrupted);
     RIG_TRY(sample_until_decided(context, io, steps));
     builds.finish(io.out, prepared->prefix);
-    RIG_TRY(finish_step(context, steps.front(), io));
+    if (claim == Claim::stored)
+        RIG_TRY(finish_step(context, steps.front(), io));
     return measured;
+}
+
+} // namespace
+
+Expected<Measured> measure(Context& context, const StepRequest& request, const StepIo& io,
+                           const std::vector<std::string>& ahead) {
+    return measure_step(context, request, io, ahead, Claim::stored);
 }
 
 Expected<Measured> measure_unclaimed(Context& context, const StepRequest& request,
                                      const StepIo& io) {
-    Measured measured;
-    auto prepared = RIG_TRY(prepare_step(context, request, io, measured));
-    if (!prepared)
-        return measured;
-    Boot boot{prepared->target, *prepared->build.artifact, prepared->initrd, prepared->prefix};
-    std::vector<Measuring> steps{{request, boot, measured, prepared->next_repetition}};
-    RIG_TRY(sample_until_decided(context, io, steps));
-    return measured;
+    return measure_step(context, request, io, {}, Claim::unclaimed);
 }
 
 Expected<Measured> measure_once(Context& context, const StepRequest& request, const StepIo& io) {

@@ -62,6 +62,8 @@ struct CommitCell {
 // line's as the cell's commit with that step's options.
 CommitCell commit_cell(const Context& context, const std::string& sha,
                        const std::vector<std::string>& patches = {}, const std::string& label = "");
+// GOOD's cell, whose earliest sample every commit's outputs are held against.
+std::string good_cell_id(const Context& context);
 // What builds `target`'s kernel.
 kernel::GitRequest commit_request(const Context& context, const CommitCell& target);
 

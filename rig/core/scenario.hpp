@@ -101,13 +101,14 @@ std::optional<Change> parse_change(std::string_view text);
 const std::vector<Change>& all_changes(); // in the order tables list them
 std::vector<std::string> change_words();
 
-// The coherency probe: once the workload has ended, one file per entry of `changes`, in
-// turn, is read by the guest, changed on the server's side and read again until the guest
-// sees the change or `window` has passed (stale.* metrics). Off when `changes` is empty.
 // The most changes a sample's probes make (files, over all its checks): the scenario
 // reader's bound, and the agent report's on the records it keeps.
 inline constexpr size_t k_max_coherency_changes = 64;
 
+// The coherency probe: at each check (checks(): the workload's end, and after the phases
+// of check_after), one file per entry of `changes`, in turn, is read by the guest, changed
+// on the server's side and read again until the guest sees the change or `window` has
+// passed (stale.* metrics). Off when `changes` is empty.
 struct CoherencyParams {
     std::vector<Change> changes;
     std::chrono::milliseconds window{3000};

@@ -8,8 +8,6 @@
 #include "spec/yaml_reader.hpp"
 #include "util/units.hpp"
 
-#include <algorithm>
-
 namespace rig::spec {
 
 using core::Located;
@@ -149,9 +147,9 @@ Expected<std::vector<std::string>> read_check_after(const Context& context, cons
     for (const core::WorkloadPhase& phase : workload.phases)
         phases.push_back(phase.name);
     for (const Located& name : given) {
-        if (std::find(phases.begin(), phases.end(), name.value) == phases.end())
+        if (!contains(phases, name.value))
             return error_at(context, name, unknown("phase", name.value, phases));
-        if (std::find(names.begin(), names.end(), name.value) != names.end())
+        if (contains(names, name.value))
             return error_at(context, name, "phase '" + name.value + "' is given twice");
         names.push_back(name.value);
     }

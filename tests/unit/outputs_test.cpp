@@ -190,23 +190,34 @@ std::string sums(const std::string& hash) {
     return hash + "  prog\n" + k_a + "  a.o\n";
 }
 
+// A run of `cells` in a real SQLite file, for samples to be held against each other.
+struct RunOf {
+    rig::test::TempDir dir;
+    std::unique_ptr<rig::store::Database> db;
+    int64_t run_id = 0;
+
+    explicit RunOf(const std::vector<rig::core::Cell>& cells) {
+        db = std::move(rig::store::Database::open(dir.path() / "rig.db").value());
+        rig::store::RunInfo run;
+        run.scenario_name = "t";
+        run.started_at = "2026-12-07T10:00:00Z";
+        run_id = db->begin_run(run).value();
+        EXPECT_TRUE(db->add_cells(run_id, cells));
+    }
+};
+
 } // namespace
 
 // Before a sample is stored, its outputs are held against its cell's cache=none twin, else
 // against its own cell's earliest sample; a difference makes it wrong-output, with lines.
 TEST(Outputs, ASampleIsHeldAgainstItsTwinOrItsCellsFirstSample) {
-    rig::test::TempDir dir;
-    auto db = rig::store::Database::open(dir.path() / "rig.db");
-    ASSERT_TRUE(db) << db.error().message;
-    rig::store::RunInfo run;
-    run.scenario_name = "t";
-    run.started_at = "2026-12-07T10:00:00Z";
-    const int64_t run_id = (*db)->begin_run(run).value();
     std::vector<rig::core::Cell> cells{cell_with("none00000000", "none"),
                                        cell_with("loose0000000", "loose"),
                                        cell_with("mmap00000000", "mmap")};
     cells[2].params["msize"] = "8192"; // no twin: its own first sample is the reference
-    ASSERT_TRUE((*db)->add_cells(run_id, cells));
+    RunOf stored(cells);
+    auto& db = stored.db;
+    const int64_t run_id = stored.run_id;
     auto sample = [](const std::string& cell, int repetition, const std::string& hash) {
         rig::core::Sample s;
         s.cell_id = cell;
@@ -216,8 +227,8 @@ TEST(Outputs, ASampleIsHeldAgainstItsTwinOrItsCellsFirstSample) {
         return s;
     };
     auto held = [&](rig::core::Sample s) {
-        EXPECT_TRUE(rig::run::hold_against_reference(**db, run_id, cells, s));
-        EXPECT_TRUE((*db)->add_sample(run_id, s));
+        EXPECT_TRUE(rig::run::hold_against_reference(*db, run_id, cells, s));
+        EXPECT_TRUE(db->add_sample(run_id, s));
         return s;
     };
     // The first sample of all has nothing to be held against.
@@ -256,25 +267,20 @@ TEST(Outputs, EachChecksManifestIsKeptAndHeldAgainstTheReferencesOwn) {
     EXPECT_EQ(rig::run::join_manifests({{"", sums(k_b)}}), sums(k_b));
     EXPECT_EQ(rig::run::split_manifests(sums(k_b)).size(), 1u);
 
-    rig::test::TempDir dir;
-    auto db = rig::store::Database::open(dir.path() / "rig.db");
-    ASSERT_TRUE(db) << db.error().message;
-    rig::store::RunInfo run;
-    run.scenario_name = "t";
-    run.started_at = "2026-12-07T10:00:00Z";
-    const int64_t run_id = (*db)->begin_run(run).value();
     std::vector<rig::core::Cell> cells{cell_with("none00000000", "none")};
-    ASSERT_TRUE((*db)->add_cells(run_id, cells));
+    RunOf stored(cells);
+    auto& db = stored.db;
+    const int64_t run_id = stored.run_id;
     rig::core::Sample first;
     first.cell_id = cells[0].id;
     first.outcome = rig::core::Outcome::ok;
     first.outputs = joined;
-    ASSERT_TRUE(rig::run::hold_against_reference(**db, run_id, cells, first));
-    ASSERT_TRUE((*db)->add_sample(run_id, first));
+    ASSERT_TRUE(rig::run::hold_against_reference(*db, run_id, cells, first));
+    ASSERT_TRUE(db->add_sample(run_id, first));
     rig::core::Sample second = first;
     second.repetition = 1;
     second.outputs = rig::run::join_manifests({{"", sums(k_b)}, {"build", sums(k_a)}});
-    ASSERT_TRUE(rig::run::hold_against_reference(**db, run_id, cells, second));
+    ASSERT_TRUE(rig::run::hold_against_reference(*db, run_id, cells, second));
     EXPECT_EQ(second.outcome, rig::core::Outcome::wrong_output);
     ASSERT_EQ(second.lines.size(), 1u);
     EXPECT_EQ(second.lines[0].signature,

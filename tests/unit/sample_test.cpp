@@ -68,6 +68,14 @@ struct Bench {
         FakeHypervisor hypervisor(std::move(script));
         return run(hypervisor).sample;
     }
+
+    // What a sample whose guest did everything asked QEMU to boot, for its recipe.
+    vm::GuestSpec booted_spec() {
+        FakeHypervisor hypervisor(test::finished_guest(0));
+        run(hypervisor);
+        EXPECT_EQ(hypervisor.started().size(), 1u);
+        return hypervisor.started().at(0);
+    }
 };
 
 // The agent's hello, then a console line every 5 ms until `until`: a guest that is busy
@@ -174,10 +182,7 @@ TEST(RunSample, AVmlinuxKernelKeepsItsNameInTheRecipe) {
 // socket before QEMU starts; the script is one the shell parses.
 TEST(RunSample, AVirtiofsRecipeStartsItsDaemonInTheBackgroundFirst) {
     Bench bench;
-    FakeHypervisor hypervisor(test::finished_guest(0));
-    bench.run(hypervisor);
-    ASSERT_EQ(hypervisor.started().size(), 1u);
-    vm::GuestSpec spec = hypervisor.started().front();
+    vm::GuestSpec spec = bench.booted_spec();
     for (vm::Share& share : spec.shares)
         if (share.tag == "work")
             share.kind = vm::ShareKind::virtiofs;
@@ -205,10 +210,7 @@ TEST(RunSample, AVirtiofsRecipeStartsItsDaemonInTheBackgroundFirst) {
 // the recipe names no folder of the machine the sample ran on.
 TEST(RunSample, TheCoherencyAckShareIsAFolderOfTheReproducer) {
     Bench bench;
-    FakeHypervisor hypervisor(test::finished_guest(0));
-    bench.run(hypervisor);
-    ASSERT_EQ(hypervisor.started().size(), 1u);
-    vm::GuestSpec spec = hypervisor.started().front();
+    vm::GuestSpec spec = bench.booted_spec();
     spec.shares.push_back(
         {vm::ShareKind::v9p, guest::k_ack_tag, "/var/lib/rig/runs/1/c/0/acks", true, "none", ""});
     const std::string script = run::reproducer_script(spec, "bzImage");
