@@ -105,6 +105,16 @@ Expected<Accelerator> parse_accelerator(std::string_view text) {
     return fail(ErrorKind::infra, "'" + std::string(text) + "' is not an accelerator (kvm, tcg)");
 }
 
+std::string_view to_string(Machine machine) {
+    switch (machine) {
+    case Machine::q35:
+        return "q35";
+    case Machine::microvm:
+        return "microvm";
+    }
+    return "?";
+}
+
 bool is_debian_series(std::string_view name) {
     constexpr std::string_view k_prefix = "linux-image-";
     if (!util::starts_with(name, k_prefix))

@@ -188,10 +188,20 @@ enum class Accelerator { kvm, tcg };
 std::string_view to_string(Accelerator accelerator);
 Expected<Accelerator> parse_accelerator(std::string_view text);
 
+// The machine QEMU gives a guest: q35 (PCI, firmware, HPET), or microvm (no PCI, devices on
+// virtio-mmio found through ACPI, no firmware), a few tenths of a second quicker to boot
+// under TCG. Like the accelerator it is not part of the cell: the guest's filesystem,
+// counts and outcomes are the same on both (vm/qemu.hpp says where each is used).
+enum class Machine { q35, microvm };
+std::string_view to_string(Machine machine);
+
 struct Guest {
     uint64_t memory_mib = 1024;
     int cpus = 2;
     Accel accel = Accel::auto_detect;
+    // `machine: q35` pins q35; by default (nullopt, `auto`) the QEMU backend boots microvm
+    // where the kernel can (run/sample_launch.hpp, machine_for). Not part of the cell.
+    std::optional<Machine> machine;
     // Count 9p requests from QEMU's trace (vm/protocol_trace.hpp). Off only to measure
     // what counting costs; like the accelerator it is not part of the cell.
     bool count_9p = true;

@@ -8,6 +8,7 @@
 #include "util/hash.hpp"
 #include "util/strings.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -23,7 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when the layout changes, so that cached archives are rebuilt.
-constexpr const char* k_layout_version = "6";
+constexpr const char* k_layout_version = "7";
 
 fs::path find_busybox() {
     for (const char* candidate : {"/bin/busybox", "/usr/bin/busybox"})
@@ -126,14 +127,40 @@ void add_guest_dev(CpioWriter& cpio) {
 
 } // namespace
 
-ModuleSet guest_modules(const core::Filesystem& fs) {
-    ModuleSet set{{"virtio_pci", "9pnet_virtio", "9p"}, {"pvpanic_pci"}};
+ModuleSet guest_modules(const core::Filesystem& fs, core::Machine machine) {
+    // pvpanic-mmio is also the driver of the ISA device that ACPI lists (QEMU0001).
+    ModuleSet set = machine == core::Machine::microvm
+                        ? ModuleSet{{"virtio_mmio", "9pnet_virtio", "9p"}, {"pvpanic_mmio"}}
+                        : ModuleSet{{"virtio_pci", "9pnet_virtio", "9p"}, {"pvpanic_pci"}};
     set.required.insert(set.required.end(), fs.modules.begin(), fs.modules.end());
     return set;
 }
 
-std::string module_list_path(const core::Filesystem& fs) {
-    return "/etc/rig/modules-" + std::string(fs.name);
+std::string module_list_path(const core::Filesystem& fs, core::Machine machine) {
+    std::string path = "/etc/rig/modules-" + std::string(fs.name);
+    return machine == core::Machine::microvm ? path + "-microvm" : path;
+}
+
+namespace {
+
+bool has_module(const ModuleIndex& index, std::string_view name) {
+    for (const auto& [path, deps] : index.deps)
+        if (module_name(path) == name)
+            return true;
+    return std::find(index.builtin.begin(), index.builtin.end(), name) != index.builtin.end();
+}
+
+bool boots_microvm(const kernel::Artifact& kernel, const ModuleIndex& index) {
+    return !kernel.package.empty() && has_module(index, "virtio_mmio");
+}
+
+} // namespace
+
+bool kernel_boots_microvm(const kernel::Artifact& kernel) {
+    if (kernel.package.empty() || kernel.modules_dir.empty())
+        return false;
+    auto index = read_module_index(kernel.modules_dir);
+    return index && boots_microvm(kernel, *index);
 }
 
 const ModuleSet& scratch_modules() {
@@ -151,8 +178,9 @@ Expected<fs::path> base_initramfs(const kernel::Artifact& kernel, const fs::path
     fs::path busybox = find_busybox();
     if (busybox.empty())
         return fail(ErrorKind::infra, "busybox not found (install busybox-static)");
-    // One load order per filesystem; the archive holds the union of their modules.
-    std::map<const core::Filesystem*, std::string> lists;
+    // One load order per filesystem and machine; the archive holds the union of their
+    // modules.
+    std::map<std::string, std::string> lists;
     std::string scratch_list;
     std::set<std::string> modules;
     if (!kernel.modules_dir.empty()) { // else everything needed must be built in
@@ -162,8 +190,13 @@ Expected<fs::path> base_initramfs(const kernel::Artifact& kernel, const fs::path
             modules.insert(order.begin(), order.end());
             return module_list(load_waves(index, order));
         };
-        for (const core::Filesystem* fs : core::filesystems())
-            lists[fs] = RIG_TRY(list_of(guest_modules(*fs)));
+        std::vector<core::Machine> machines{core::Machine::q35};
+        if (boots_microvm(kernel, index))
+            machines.push_back(core::Machine::microvm);
+        for (core::Machine machine : machines)
+            for (const core::Filesystem* fs : core::filesystems())
+                lists[module_list_path(*fs, machine)] =
+                    RIG_TRY(list_of(guest_modules(*fs, machine)));
         scratch_list = RIG_TRY(list_of(scratch_modules()));
     }
     std::string key =
@@ -206,8 +239,11 @@ Expected<fs::path> base_initramfs(const kernel::Artifact& kernel, const fs::path
         std::string bytes = RIG_TRY(module_bytes(kernel.modules_dir / module));
         cpio.add_file(path, unsigned_modules ? std::string(without_signature(bytes)) : bytes);
     }
-    for (const core::Filesystem* fs : core::filesystems())
-        cpio.add_file(module_list_path(*fs).substr(1), lists[fs]);
+    if (lists.empty()) // everything built in: empty lists, nothing to load
+        for (const core::Filesystem* fs : core::filesystems())
+            lists[module_list_path(*fs, core::Machine::q35)];
+    for (const auto& [path, list] : lists)
+        cpio.add_file(path.substr(1), list);
     cpio.add_file(std::string(k_scratch_module_list).substr(1), scratch_list);
 
     std::error_code ec;

@@ -58,7 +58,7 @@ Expected<std::string> job_file(const Job& job) {
     if (!job.root_links.empty())
         RIG_TRY(add("ROOT_LINKS", RIG_TRY(pairs("root link", job.root_links))));
     const core::Filesystem& fs = *job.fs;
-    RIG_TRY(add("MODULES", module_list_path(fs)));
+    RIG_TRY(add("MODULES", module_list_path(fs, job.machine)));
     // The row's recipe (core/fs.hpp), which guests/init follows.
     RIG_TRY(add("WORK_MOUNT", fs.mount == core::GuestMount::guest_fuse ? "fuse-daemon" : "kernel"));
     RIG_TRY(add("WORK_FSTYPE", std::string(fs.fstype)));

@@ -44,6 +44,8 @@ struct Job {
     std::string run_label; // shows in the agent's hello record
     // The cell's filesystem, whose row says how the agent mounts the work share.
     const core::Filesystem* fs = &core::default_fs();
+    // The machine the guest boots on, whose virtio transport the agent loads.
+    core::Machine machine = core::Machine::q35;
     std::string work_options;                 // -o for the work mount (core::work_mount_options)
     std::chrono::seconds workload_timeout{0}; // the guest's own backstop; 0 = none
     std::string workload_script;              // run by the guest's sh in the share

@@ -8,6 +8,7 @@
 #include "guest/initramfs.hpp"
 #include "guest/job.hpp"
 #include "guest/protocol.hpp"
+#include "host/tsc.hpp"
 #include "run/reproducer.hpp"
 #include "vm/qemu.hpp"
 #include "vm/virtiofsd_log.hpp"
@@ -97,6 +98,7 @@ Expected<guest::Job> make_job(const SampleContext& context) {
     guest::Job job;
     job.run_label = context.cell.id + "-" + std::to_string(context.repetition);
     job.fs = &context.cell.fs();
+    job.machine = machine_for(context);
     job.work_options = core::work_mount_options(context.cell);
     job.workload_timeout =
         std::chrono::duration_cast<std::chrono::seconds>(scenario.timeouts.workload) +
@@ -146,7 +148,8 @@ Launch launch_for(const SampleContext& context, const guest::Job& job, const fs:
     spec.name = "rig-" + job.run_label;
     spec.kernel = context.kernel.boot_image;
     spec.initrd = initrd;
-    spec.cmdline = guest_cmdline();
+    spec.machine = job.machine;
+    spec.cmdline = guest_cmdline(spec.machine, context.accel);
     // A module's oops would leave a guest that runs on, tainted, until the timeout: with
     // oops=panic it ends at once through pvpanic, as the kernel-panic outcome.
     if (context.module)
@@ -194,7 +197,7 @@ Launch launch_for(const SampleContext& context, const guest::Job& job, const fs:
 
 } // namespace
 
-std::string guest_cmdline() {
+std::string guest_cmdline(core::Machine machine, core::Accelerator accel) {
     // console_msg_format=syslog prefixes each console line with its printk level. The
     // console prints warnings and worse during the boot (loglevel=5), which is every line
     // rig counts (core::classify_kernel_line): the boot's info and notice lines at the
@@ -204,8 +207,31 @@ std::string guest_cmdline() {
     // a panic (panic_print=0x20; GuestOutput skips what it saw already). no_timer_check: under
     // TCG on a loaded host the boot-time IO-APIC timer check can fail and panic the guest
     // ("IO-APIC + timer doesn't work!"), which says nothing about filesystems.
-    return "console=ttyS0 console_msg_format=syslog loglevel=5 panic_print=0x20 no_timer_check "
-           "panic=-1 rdinit=/init";
+    std::string line = "console=ttyS0 console_msg_format=syslog loglevel=5 panic_print=0x20 "
+                       "no_timer_check panic=-1 rdinit=/init";
+    if (machine != core::Machine::microvm)
+        return line;
+    // reboot=t: the agent's reboot -f ends the guest by a triple fault, which -no-reboot
+    // turns into QEMU's exit, whatever microvm's ACPI offers for a reset.
+    line += " reboot=t";
+    // microvm has no HPET or ACPI PM timer. Under TCG its boot calibrates the TSC against
+    // the PIT alone, which fails now and then on a loaded host and leaves the guest
+    // without a working clock (it hangs); and the TSC sync check, which the vCPU threads
+    // fail though they read one host counter, would leave jiffies as the clock. So the
+    // guest is told the TSC's rate, which is the host's, and that it is reliable.
+    if (accel == core::Accelerator::tcg)
+        if (std::optional<uint64_t> khz = host::tsc_khz())
+            line += " tsc_early_khz=" + std::to_string(*khz) + " tsc=reliable";
+    return line;
+}
+
+core::Machine machine_for(const SampleContext& context) {
+    if (context.scenario.guest.machine == core::Machine::q35 ||
+        !context.hypervisor.boots_microvm() || !guest::kernel_boots_microvm(context.kernel))
+        return core::Machine::q35;
+    if (context.accel == core::Accelerator::tcg && !host::tsc_khz())
+        return core::Machine::q35;
+    return core::Machine::microvm;
 }
 
 Expected<void> make_scratch_disk(const fs::path& file, uint64_t bytes) {

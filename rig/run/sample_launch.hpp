@@ -13,8 +13,14 @@
 
 namespace rig::run {
 
-// The kernel command line every rig guest boots with.
-std::string guest_cmdline();
+// The kernel command line a rig guest boots with on `machine` under `accel`.
+std::string guest_cmdline(core::Machine machine = core::Machine::q35,
+                          core::Accelerator accel = core::Accelerator::tcg);
+
+// The machine a sample's guest boots on: microvm where the scenario does not pin q35, the
+// backend boots it and the kernel finds its devices, and under TCG only where the host's TSC rate
+// is known (host/tsc.hpp); else q35.
+core::Machine machine_for(const SampleContext& context);
 
 // A sparse file of `bytes` at `file`, replacing any: the sample's scratch disk.
 Expected<void> make_scratch_disk(const std::filesystem::path& file, uint64_t bytes);

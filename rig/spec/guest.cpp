@@ -136,6 +136,13 @@ Expected<core::Guest> read_guest(const Context& context, const Entry& entry) {
             guest.host_paths = RIG_TRY(read_host_paths(context, key));
         } else if (key.key == "profile") {
             guest.profile = RIG_TRY(read_profile(context, key));
+        } else if (key.key == "machine") {
+            Located machine = RIG_TRY(read_scalar(context, key.value, key.path, "a machine"));
+            if (machine.value == "q35")
+                guest.machine = core::Machine::q35;
+            else if (machine.value != "auto")
+                return error_at(context, machine,
+                                unknown("machine", machine.value, {"auto", "q35"}));
         } else {
             Located accel = RIG_TRY(read_scalar(context, key.value, key.path, "an accelerator"));
             std::optional<core::Accel> requested = core::parse_accel(accel.value);

@@ -20,8 +20,9 @@ const std::vector<std::string> k_workload_keys{"generate",  "tree",       "comma
 const std::vector<std::string> k_generate_keys{"units", "headers", "functions"};
 const std::vector<std::string> k_readback_keys{"files", "size"};
 const std::vector<std::string> k_coherency_keys{"changes", "window"};
-const std::vector<std::string> k_guest_keys{"memory",  "cpus",       "accel",       "count_9p",
-                                            "scratch", "host_paths", "share_limit", "profile"};
+const std::vector<std::string> k_guest_keys{"memory",     "cpus",        "accel",
+                                            "machine",    "count_9p",    "scratch",
+                                            "host_paths", "share_limit", "profile"};
 const std::vector<std::string> k_timeout_keys{"boot", "workload", "silence"};
 const std::vector<std::string> k_slurm_keys{"partition", "time",   "account", "constraint",
                                             "exclusive", "sbatch", "shared"};

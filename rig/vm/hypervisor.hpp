@@ -41,6 +41,9 @@ struct GuestSpec {
     uint64_t memory_mib = 1024;
     int cpus = 2;
     core::Accelerator accel = core::Accelerator::tcg;
+    // microvm only where the backend boots it (Hypervisor::boots_microvm) and the kernel
+    // can find its devices (guest/initramfs.hpp, kernel_boots_microvm).
+    core::Machine machine = core::Machine::q35;
     std::vector<Share> shares;
     std::filesystem::path console_log; // first serial port: the kernel console
     std::filesystem::path channel_log; // second serial port: the agent's records
@@ -86,6 +89,9 @@ public:
     virtual Expected<void> reachable() { return {}; }
     // Whether a virtiofs share's `log_requests` is honoured (virtiofsd started by rig).
     virtual bool logs_virtiofs_requests() const { return false; }
+    // Whether it starts a spec's machine as asked; else every guest is q35 (libvirt's domain
+    // XML describes a PC).
+    virtual bool boots_microvm() const { return false; }
     // Whether its guests' QEMU starts from rig, in rig's mount namespace, and so sees a
     // share rig mounted (run/share_mount.hpp); libvirtd's QEMU does not.
     virtual bool sees_rigs_mounts() const { return false; }

@@ -54,10 +54,33 @@ std::string escape_fuse_option(const std::string& value) {
 
 } // namespace
 
+namespace {
+
+// The machine and the names of its devices: microvm has no PCI, so its virtio devices sit on
+// virtio-mmio (which the kernel finds through microvm's ACPI tables), its pvpanic is the ISA
+// one, and its second serial port is added by hand (microvm makes only the first).
+struct MachineParts {
+    std::string machine;
+    const char* virtio_suffix; // "-pci" or "-device"
+    const char* pvpanic;
+};
+
+MachineParts machine_parts(const GuestSpec& spec) {
+    std::string accel = "accel=" + std::string(core::to_string(spec.accel));
+    if (spec.machine == core::Machine::microvm)
+        // pit=on: without a PIT the boot's TSC calibration has no reference at all.
+        return {"microvm," + accel + ",acpi=on,pit=on", "-device", "pvpanic"};
+    return {"q35," + accel, "-pci", "pvpanic-pci"};
+}
+
+} // namespace
+
 std::vector<std::string> qemu_argv(const GuestSpec& spec,
                                    const std::vector<fs::path>& virtiofs_sockets) {
     bool virtiofs = !virtiofs_sockets.empty();
-    std::string machine = "q35,accel=" + std::string(core::to_string(spec.accel));
+    const MachineParts parts = machine_parts(spec);
+    std::string machine = parts.machine;
+    auto virtio = [&](const char* device) { return device + std::string(parts.virtio_suffix); };
     // vhost-user needs guest RAM that virtiofsd can map: a shared memfd as large as -m.
     if (virtiofs)
         machine += ",memory-backend=mem";
@@ -70,9 +93,16 @@ std::vector<std::string> qemu_argv(const GuestSpec& spec,
         spec.accel == core::Accelerator::kvm ? "host" : "max", "-m",
         std::to_string(spec.memory_mib), "-smp", std::to_string(spec.cpus),
         // A reboot becomes an exit, and a guest panic a non-zero exit status.
-        "-no-reboot", "-device", "pvpanic-pci", "-action", "panic=exit-failure", "-kernel",
+        "-no-reboot", "-device", parts.pvpanic, "-action", "panic=exit-failure", "-kernel",
         spec.kernel.string(), "-initrd", spec.initrd.string(), "-append", spec.cmdline, "-serial",
-        "file:" + spec.console_log.string(), "-serial", "file:" + spec.channel_log.string()};
+        "file:" + spec.console_log.string()};
+    if (spec.machine == core::Machine::microvm)
+        // virtio-mmio speaks legacy virtio unless told otherwise, which virtiofsd refuses.
+        argv.insert(argv.end(), {"-global", "virtio-mmio.force-legacy=false", "-chardev",
+                                 "file,id=channel,path=" + escape_commas(spec.channel_log.string()),
+                                 "-device", "isa-serial,chardev=channel"});
+    else
+        argv.insert(argv.end(), {"-serial", "file:" + spec.channel_log.string()});
     if (virtiofs) {
         argv.insert(argv.end(), {"-object", "memory-backend-memfd,id=mem,size=" +
                                                 std::to_string(spec.memory_mib) + "M,share=on"});
@@ -87,14 +117,15 @@ std::vector<std::string> qemu_argv(const GuestSpec& spec,
                                 ",security_model=" + share.security_model + ",multidevs=remap";
             if (share.readonly)
                 fsdev += ",readonly=on";
-            argv.insert(argv.end(), {"-fsdev", fsdev, "-device",
-                                     "virtio-9p-pci,fsdev=" + id + ",mount_tag=" + share.tag});
+            argv.insert(argv.end(),
+                        {"-fsdev", fsdev, "-device",
+                         virtio("virtio-9p") + ",fsdev=" + id + ",mount_tag=" + share.tag});
         } else {
             argv.insert(
                 argv.end(),
                 {"-chardev",
                  "socket,id=" + id + ",path=" + escape_commas(virtiofs_sockets[socket++].string()),
-                 "-device", "vhost-user-fs-pci,chardev=" + id + ",tag=" + share.tag});
+                 "-device", virtio("vhost-user-fs") + ",chardev=" + id + ",tag=" + share.tag});
         }
     }
     if (!spec.scratch_disk.empty())
@@ -102,7 +133,7 @@ std::vector<std::string> qemu_argv(const GuestSpec& spec,
             argv.end(),
             {"-drive",
              "file=" + escape_commas(spec.scratch_disk.string()) + ",if=none,format=raw,id=scratch",
-             "-device", std::string("virtio-blk-pci,drive=scratch,serial=") + k_scratch_serial});
+             "-device", virtio("virtio-blk") + ",drive=scratch,serial=" + k_scratch_serial});
     if (!spec.protocol_trace.empty())
         for (std::string& option : protocol_trace_options(spec.protocol_trace))
             argv.push_back(std::move(option));
@@ -191,6 +222,7 @@ class QemuHypervisor final : public Hypervisor {
 public:
     std::string name() const override { return "qemu"; }
     bool logs_virtiofs_requests() const override { return true; }
+    bool boots_microvm() const override { return true; }
     bool sees_rigs_mounts() const override { return true; }
     Expected<std::vector<core::HostCpu>> host_cpus() override { return host::local_cpus(); }
 

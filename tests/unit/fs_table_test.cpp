@@ -73,7 +73,7 @@ TEST(FsTable, AFakeRowsGuestRecipe) {
     EXPECT_NE(text->find("\nMODULES=/etc/rig/modules-fakefs\n"), std::string::npos) << *text;
     EXPECT_NE(text->find("\nWORK_MOUNT=kernel\nWORK_FSTYPE=fakefs\n"), std::string::npos) << *text;
     EXPECT_NE(text->find("\nMARK_WORK=1\n"), std::string::npos) << *text;
-    auto modules = guest::guest_modules(fs).required;
+    auto modules = guest::guest_modules(fs, core::Machine::q35).required;
     EXPECT_NE(std::find(modules.begin(), modules.end(), "fakefs"), modules.end());
     EXPECT_EQ(core::negotiated_options(fs, "rw,lazy").cache, "lazy");
     EXPECT_EQ(core::negotiated_options(fs, "rw").cache, "strict");

@@ -900,7 +900,7 @@ TEST(Job, JobFile) {
     ASSERT_TRUE(text) << text.error().message;
     EXPECT_EQ(*text, "RUN_ID=run-7-cell-abc\n"
                      "MODULES=" +
-                         module_list_path(*rig::core::find_fs("9p")) +
+                         module_list_path(*rig::core::find_fs("9p"), rig::core::Machine::q35) +
                          "\n"
                          "WORK_MOUNT=kernel\n"
                          "WORK_FSTYPE=9p\n"
@@ -917,8 +917,12 @@ TEST(Job, JobFile) {
     virtiofs.work_options = "";
     text = job_file(virtiofs);
     ASSERT_TRUE(text);
-    EXPECT_NE(text->find("\nMODULES=" + module_list_path(*rig::core::find_fs("virtiofs")) + "\n"),
-              std::string::npos);
+    EXPECT_NE(text->find("\nMODULES=/etc/rig/modules-virtiofs\n"), std::string::npos);
+    // On microvm the agent loads the list with virtio's MMIO transport.
+    virtiofs.machine = rig::core::Machine::microvm;
+    text = job_file(virtiofs);
+    ASSERT_TRUE(text);
+    EXPECT_NE(text->find("\nMODULES=/etc/rig/modules-virtiofs-microvm\n"), std::string::npos);
     EXPECT_NE(text->find("\nWORK_FSTYPE=virtiofs\n"), std::string::npos);
     EXPECT_NE(text->find("\nWORK_OPTS=\n"), std::string::npos); // empty: mount without -o
 }
@@ -1117,11 +1121,53 @@ TEST(Job, FuseCells) {
 }
 
 TEST(Modules, FuseCellsLoadFuse) {
-    const auto modules = guest_modules(*rig::core::find_fs("fuse")).required;
+    const auto modules =
+        guest_modules(*rig::core::find_fs("fuse"), rig::core::Machine::q35).required;
     EXPECT_NE(std::find(modules.begin(), modules.end(), "fuse"), modules.end());
     // The guest root is 9p whatever the cell's filesystem.
     EXPECT_NE(std::find(modules.begin(), modules.end(), "9p"), modules.end());
-    EXPECT_EQ(module_list_path(*rig::core::find_fs("fuse")), "/etc/rig/modules-fuse");
+    EXPECT_EQ(module_list_path(*rig::core::find_fs("fuse"), rig::core::Machine::q35),
+              "/etc/rig/modules-fuse");
+}
+
+TEST(Modules, MicrovmLoadsVirtioOverMmio) {
+    const ModuleSet q35 = guest_modules(*rig::core::find_fs("9p"), rig::core::Machine::q35);
+    const ModuleSet microvm = guest_modules(*rig::core::find_fs("9p"), rig::core::Machine::microvm);
+    auto has = [](const std::vector<std::string>& names, const char* name) {
+        return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    EXPECT_TRUE(has(q35.required, "virtio_pci"));
+    EXPECT_FALSE(has(q35.required, "virtio_mmio"));
+    EXPECT_TRUE(has(microvm.required, "virtio_mmio"));
+    EXPECT_FALSE(has(microvm.required, "virtio_pci"));
+    EXPECT_TRUE(has(microvm.optional, "pvpanic_mmio"));
+    EXPECT_EQ(module_list_path(*rig::core::find_fs("9p"), rig::core::Machine::microvm),
+              "/etc/rig/modules-9p-microvm");
+}
+
+// microvm's devices are found through ACPI, which only a Debian kernel is known to have,
+// and on virtio-mmio, which the kernel must have as a module or built in.
+TEST(Modules, OnlyADebianKernelWithVirtioMmioBootsMicrovm) {
+    TempDir dir;
+    auto write = [&](const std::string& dep, const std::string& builtin) {
+        std::ofstream(dir.path() / "modules.dep") << dep;
+        std::ofstream(dir.path() / "modules.builtin") << builtin;
+    };
+    rig::kernel::Artifact kernel;
+    kernel.modules_dir = dir.path();
+    kernel.package = "linux-image-6.1.0-57-amd64";
+    write("kernel/drivers/virtio/virtio_mmio.ko: kernel/drivers/virtio/virtio.ko\n"
+          "kernel/drivers/virtio/virtio.ko:\n",
+          "");
+    EXPECT_TRUE(kernel_boots_microvm(kernel));
+    write("kernel/drivers/virtio/virtio.ko:\n", "kernel/drivers/virtio/virtio_mmio.ko\n");
+    EXPECT_TRUE(kernel_boots_microvm(kernel));
+    write("kernel/drivers/virtio/virtio_pci.ko:\n", "");
+    EXPECT_FALSE(kernel_boots_microvm(kernel));
+    write("kernel/drivers/virtio/virtio_mmio.ko.xz:\n", "");
+    EXPECT_TRUE(kernel_boots_microvm(kernel));
+    kernel.package.clear(); // a git or image: kernel
+    EXPECT_FALSE(kernel_boots_microvm(kernel));
 }
 
 TEST(Job, PhasesAndMarks) {

@@ -4,6 +4,7 @@
 // timeouts of milliseconds.
 #include "fake_hypervisor.hpp"
 #include "guest/job.hpp"
+#include "host/tsc.hpp"
 #include "proc/process.hpp"
 #include "run/reproducer.hpp"
 #include "run/sample.hpp"
@@ -113,6 +114,8 @@ TEST(RunSample, FinishedWorkloadIsOk) {
     EXPECT_EQ(spec.name, "rig-0123456789ab-0");
     EXPECT_EQ(spec.kernel, bench.kernel.boot_image);
     EXPECT_EQ(spec.cmdline, run::guest_cmdline());
+    // The fake backend boots q35 only, whatever the kernel.
+    EXPECT_EQ(spec.machine, core::Machine::q35);
     EXPECT_EQ(hypervisor.destroyed(), 0); // it powered off by itself
 }
 
@@ -133,6 +136,24 @@ std::filesystem::path sample_with_kernel(Bench& bench, const char* image_name) {
 // What a report packs for a maintainer (run/reproducer.hpp): the sample's guest as a
 // script over the reproducer's own names, then a tarball of it that packs the same way
 // each time.
+// microvm ends by a triple fault; under TCG the guest is told the TSC's rate, which it
+// cannot calibrate without HPET; under KVM its clock is kvm-clock and needs nothing.
+TEST(RunSample, AMicrovmGuestIsToldHowToRebootAndItsClockUnderTcg) {
+    const std::string q35 = run::guest_cmdline(core::Machine::q35, core::Accelerator::tcg);
+    EXPECT_EQ(q35.find("reboot="), std::string::npos);
+    EXPECT_EQ(q35.find("tsc"), std::string::npos);
+    const std::string tcg = run::guest_cmdline(core::Machine::microvm, core::Accelerator::tcg);
+    EXPECT_EQ(tcg.rfind(q35, 0), 0u) << tcg;
+    EXPECT_NE(tcg.find(" reboot=t"), std::string::npos);
+    if (std::optional<uint64_t> khz = host::tsc_khz())
+        EXPECT_NE(tcg.find(" tsc_early_khz=" + std::to_string(*khz) + " tsc=reliable"),
+                  std::string::npos)
+            << tcg;
+    const std::string kvm = run::guest_cmdline(core::Machine::microvm, core::Accelerator::kvm);
+    EXPECT_NE(kvm.find(" reboot=t"), std::string::npos);
+    EXPECT_EQ(kvm.find("tsc"), std::string::npos);
+}
+
 TEST(RunSample, KeepsARecipeThatATarballBootsWithoutRig) {
     Bench bench;
     const std::filesystem::path sample = sample_with_kernel(bench, "bzImage");

@@ -278,6 +278,9 @@ TEST(spec, libvirt_backend_guest_and_timeouts) {
     EXPECT_EQ(scenario.guest.memory_mib, 2048u);
     EXPECT_EQ(scenario.guest.cpus, 4);
     EXPECT_EQ(scenario.guest.accel, core::Accel::tcg);
+    EXPECT_EQ(scenario.guest.machine, std::nullopt); // auto
+    EXPECT_EQ(parse_ok(k_head + "guest: {machine: q35}\n").guest.machine, core::Machine::q35);
+    EXPECT_EQ(parse_ok(k_head + "guest: {machine: auto}\n").guest.machine, std::nullopt);
     EXPECT_EQ(scenario.timeouts.boot, 90s);
     EXPECT_EQ(scenario.timeouts.workload, 90min);
     EXPECT_EQ(scenario.timeouts.silence, 300s);

@@ -126,6 +126,36 @@ TEST(QemuArgv, Virtiofs) {
                   "local,id=fs0,path=/,security_model=none,multidevs=remap,readonly=on"});
 }
 
+// microvm: no PCI, so virtio on MMIO, the ISA pvpanic, and the agent's channel on a second
+// ISA serial port that microvm does not make by itself.
+TEST(QemuArgv, MicrovmPutsEveryDeviceOffPci) {
+    GuestSpec spec = base_spec();
+    spec.machine = core::Machine::microvm;
+    spec.channel_log = "/out/a,b/results.log";
+    spec.shares.push_back(work_share(ShareKind::virtiofs, "/srv/work"));
+    spec.scratch_disk = "/out/run/scratch.img";
+    auto argv = qemu_argv(spec, {"/out/run/virtiofsd-work.sock"});
+    EXPECT_EQ(values_of(argv, "-machine"),
+              std::vector<std::string>{"microvm,accel=tcg,acpi=on,pit=on,memory-backend=mem"});
+    EXPECT_EQ(values_of(argv, "-serial"), std::vector<std::string>{"file:/out/run/console.log"});
+    EXPECT_EQ(values_of(argv, "-global"),
+              std::vector<std::string>{"virtio-mmio.force-legacy=false"});
+    EXPECT_EQ(values_of(argv, "-chardev"),
+              (std::vector<std::string>{"file,id=channel,path=/out/a,,b/results.log",
+                                        "socket,id=fs1,path=/out/run/virtiofsd-work.sock"}));
+    EXPECT_EQ(values_of(argv, "-device"),
+              (std::vector<std::string>{"pvpanic", "isa-serial,chardev=channel",
+                                        "virtio-9p-device,fsdev=fs0,mount_tag=hostroot",
+                                        "vhost-user-fs-device,chardev=fs1,tag=work",
+                                        std::string("virtio-blk-device,drive=scratch,serial=") +
+                                            k_scratch_serial}));
+    for (const std::string& arg : argv)
+        EXPECT_EQ(arg.find("-pci"), std::string::npos) << arg;
+    spec.accel = core::Accelerator::kvm;
+    EXPECT_EQ(values_of(qemu_argv(spec, {"/s"}), "-machine"),
+              std::vector<std::string>{"microvm,accel=kvm,acpi=on,pit=on,memory-backend=mem"});
+}
+
 // QEMU splits -chardev at single commas just as it does -fsdev; the socket lives under the
 // results directory, which follows the user's --db path.
 TEST(QemuArgv, CommaInSocketPathEscaped) {
