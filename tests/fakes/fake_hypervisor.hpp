@@ -81,6 +81,9 @@ public:
     // A host of `cpus` cores, one CPU each, unless set_host_cpus says otherwise.
     Expected<std::vector<core::HostCpu>> host_cpus() override { return m_host_cpus; }
     void set_host_cpus(std::vector<core::HostCpu> cpus) { m_host_cpus = std::move(cpus); }
+    // q35 only, as libvirt, unless told it boots microvm as the QEMU backend does.
+    bool boots_microvm() const override { return m_microvm; }
+    void set_boots_microvm(bool microvm) { m_microvm = microvm; }
 
     // What it was asked to boot, in order, and how many guests were destroyed.
     const std::vector<vm::GuestSpec>& started() const { return m_started; }
@@ -90,6 +93,7 @@ private:
     std::mutex m_mutex;
     std::vector<core::HostCpu> m_host_cpus{{0, 0, 0, 0}, {1, 1, 0, 0}, {2, 2, 0, 0}, {3, 3, 0, 0}};
     std::function<GuestScript(const vm::GuestSpec&)> m_choose;
+    bool m_microvm = false;
     std::vector<vm::GuestSpec> m_started;
     std::shared_ptr<std::atomic<int>> m_destroyed = std::make_shared<std::atomic<int>>(0);
 };

@@ -154,6 +154,40 @@ TEST(RunSample, AMicrovmGuestIsToldHowToRebootAndItsClockUnderTcg) {
     EXPECT_EQ(kvm.find("tsc"), std::string::npos);
 }
 
+// A Debian kernel with virtio-mmio on a backend that boots microvm: the guest gets microvm,
+// its command line and the module list with virtio's MMIO transport; a scenario that pins
+// q35, or a kernel without virtio-mmio, gets q35.
+TEST(RunSample, ADebianKernelBootsMicrovmWhereTheBackendDoes) {
+    Bench bench;
+    bench.kernel.package = "linux-image-6.1.0-57-amd64";
+    bench.kernel.modules_dir = bench.dir.path() / "modules";
+    std::filesystem::create_directories(bench.kernel.modules_dir);
+    std::ofstream(bench.kernel.modules_dir / "modules.dep")
+        << "kernel/drivers/virtio/virtio_mmio.ko:\n";
+    auto boot = [&] {
+        FakeHypervisor hypervisor(test::finished_guest(0));
+        hypervisor.set_boots_microvm(true);
+        EXPECT_EQ(bench.run(hypervisor).sample.outcome, core::Outcome::ok);
+        return hypervisor.started().at(0);
+    };
+    auto initrd = [&] { return util::read_file(bench.dir.path() / "sample" / "initrd.cpio"); };
+    vm::GuestSpec spec = boot();
+    EXPECT_EQ(spec.machine, core::Machine::microvm);
+    EXPECT_EQ(spec.cmdline, run::guest_cmdline(core::Machine::microvm, core::Accelerator::tcg));
+    EXPECT_TRUE(has(initrd(), "MODULES=/etc/rig/modules-9p-microvm\n"));
+
+    bench.scenario.guest.machine = core::Machine::q35;
+    spec = boot();
+    EXPECT_EQ(spec.machine, core::Machine::q35);
+    EXPECT_EQ(spec.cmdline, run::guest_cmdline());
+    EXPECT_TRUE(has(initrd(), "MODULES=/etc/rig/modules-9p\n"));
+
+    bench.scenario.guest.machine.reset();
+    std::ofstream(bench.kernel.modules_dir / "modules.dep")
+        << "kernel/drivers/virtio/virtio_pci.ko:\n";
+    EXPECT_EQ(boot().machine, core::Machine::q35);
+}
+
 TEST(RunSample, KeepsARecipeThatATarballBootsWithoutRig) {
     Bench bench;
     const std::filesystem::path sample = sample_with_kernel(bench, "bzImage");
