@@ -71,7 +71,10 @@ struct Sample {
     int repetition = 0; // 0-based; warmups are not stored as samples
     Outcome outcome = Outcome::infra_error;
     std::string accel; // kvm or tcg
-    std::string cpus;  // the host CPUs it ran on under --jobs ("2-3"); empty: unpinned
+    // q35 or microvm (core::Machine): the workload's times differ between them, its counts
+    // do not. '' where no guest was described (a kernel that did not build).
+    std::string machine;
+    std::string cpus; // the host CPUs it ran on under --jobs ("2-3"); empty: unpinned
     std::string kernel_artifact;
     double guest_seconds = 0; // workload time measured by the guest
     double wall_seconds = 0;  // host wall time of the workload phase
@@ -140,6 +143,7 @@ template <util::RecordOf<Sample> S, class Visit> void fields(S& sample, Visit&& 
     visit("repetition", sample.repetition);
     visit("outcome", sample.outcome);
     visit("accel", sample.accel);
+    visit("machine", sample.machine);
     visit("cpus", sample.cpus);
     visit("kernel_artifact", sample.kernel_artifact);
     visit("guest_seconds", sample.guest_seconds);

@@ -263,6 +263,7 @@ SampleRun run_sample(const SampleContext& context, const Pacing& pacing) {
     auto launch = prepare_launch(context, share);
     if (!launch)
         return infra(launch.error().message);
+    sample.machine = core::to_string(launch->spec.machine);
     space.look();
     if (space.full())
         return infra("the guest was not booted");

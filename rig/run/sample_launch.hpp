@@ -17,9 +17,9 @@ namespace rig::run {
 std::string guest_cmdline(core::Machine machine = core::Machine::q35,
                           core::Accelerator accel = core::Accelerator::tcg);
 
-// The machine a sample's guest boots on: microvm where the scenario does not pin q35, the
-// backend boots it and the kernel finds its devices, and under TCG only where the host's TSC rate
-// is known (host/tsc.hpp); else q35.
+// The machine a sample's guest boots on: microvm where the scenario does not pin q35 and
+// has only Debian kernels, the backend boots it and the kernel finds its devices, and under TCG
+// only where the host's TSC rate is known (host/tsc.hpp); else q35.
 core::Machine machine_for(const SampleContext& context);
 
 // A sparse file of `bytes` at `file`, replacing any: the sample's scratch disk.

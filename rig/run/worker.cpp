@@ -110,7 +110,7 @@ Expected<core::Sample> read_record(const fs::path& path) {
     json value = RIG_TRY(read_json(path, k_record_format));
     // Every field a worker of this format writes must be there: a record without one was
     // not written by rig. Fields added since read as their defaults from older workers.
-    static const std::set<std::string_view> k_added_since_format_1 = {"cpus", "outputs"};
+    static const std::set<std::string_view> k_added_since_format_1 = {"cpus", "outputs", "machine"};
     core::Sample sample;
     std::string missing;
     core::fields(sample, [&](const char* name, const auto&) {

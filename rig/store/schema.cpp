@@ -322,6 +322,12 @@ const char* const k_v11_sample_outputs = R"sql(
 ALTER TABLE samples ADD COLUMN outputs TEXT NOT NULL DEFAULT '';
 )sql";
 
+// v12: the machine each sample's guest booted on (core::Sample::machine). '' before: q35,
+// the only one rig booted then.
+const char* const k_v12_sample_machine = R"sql(
+ALTER TABLE samples ADD COLUMN machine TEXT NOT NULL DEFAULT '';
+)sql";
+
 } // namespace
 
 const std::vector<std::string>& migrations() {
@@ -335,7 +341,8 @@ const std::vector<std::string>& migrations() {
                                                   k_v8_cell_records,
                                                   k_v9_watch,
                                                   k_v10_cell_aggregates,
-                                                  k_v11_sample_outputs};
+                                                  k_v11_sample_outputs,
+                                                  k_v12_sample_machine};
     return scripts;
 }
 

@@ -315,6 +315,8 @@ TEST(Run, MicrovmAndQ35CountTheSame) {
     ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
     EXPECT_NE(sample_file(microvm, "qemu.argv").find("\nmicrovm,accel=tcg"), std::string::npos);
     EXPECT_NE(sample_file(q35, "qemu.argv").find("\nq35,accel=tcg"), std::string::npos);
+    EXPECT_EQ(one(microvm.db, "SELECT group_concat(DISTINCT machine) FROM samples"), "microvm");
+    EXPECT_EQ(one(q35.db, "SELECT group_concat(DISTINCT machine) FROM samples"), "q35");
     const std::string counts =
         "SELECT c.fs, m.name, m.value FROM metrics m JOIN samples s ON s.id = m.sample_id JOIN "
         "cells c USING (run_id, cell_id) WHERE (m.name LIKE 'noop/%.requests' OR m.name LIKE "

@@ -19,6 +19,7 @@ inline core::Sample full_sample() {
     sample.repetition = 2;
     sample.outcome = core::Outcome::errors;
     sample.accel = "tcg";
+    sample.machine = "microvm";
     sample.cpus = "2-3";
     sample.kernel_artifact = "deadbeefdeadbeef";
     sample.guest_seconds = 1.25;

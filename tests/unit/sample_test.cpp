@@ -38,6 +38,7 @@ struct Bench {
     std::atomic<bool> interrupted{false};
     run::Pacing pacing{milliseconds(2), k_never, k_never};
     std::vector<std::string> phases;
+    core::Sample last_sample;
 
     Bench() {
         scenario.workload.kind = core::WorkloadKind::command;
@@ -167,12 +168,14 @@ TEST(RunSample, ADebianKernelBootsMicrovmWhereTheBackendDoes) {
     auto boot = [&] {
         FakeHypervisor hypervisor(test::finished_guest(0));
         hypervisor.set_boots_microvm(true);
-        EXPECT_EQ(bench.run(hypervisor).sample.outcome, core::Outcome::ok);
+        bench.last_sample = bench.run(hypervisor).sample;
+        EXPECT_EQ(bench.last_sample.outcome, core::Outcome::ok);
         return hypervisor.started().at(0);
     };
     auto initrd = [&] { return util::read_file(bench.dir.path() / "sample" / "initrd.cpio"); };
     vm::GuestSpec spec = boot();
     EXPECT_EQ(spec.machine, core::Machine::microvm);
+    EXPECT_EQ(bench.last_sample.machine, "microvm");
     EXPECT_EQ(spec.cmdline, run::guest_cmdline(core::Machine::microvm, core::Accelerator::tcg));
     EXPECT_TRUE(has(initrd(), "MODULES=/etc/rig/modules-9p-microvm\n"));
 
@@ -183,6 +186,13 @@ TEST(RunSample, ADebianKernelBootsMicrovmWhereTheBackendDoes) {
     EXPECT_TRUE(has(initrd(), "MODULES=/etc/rig/modules-9p\n"));
 
     bench.scenario.guest.machine.reset();
+    // A scenario with a git kernel besides: all of its cells on q35, to compare them.
+    bench.scenario.kernels.resize(2);
+    bench.scenario.kernels[1].source = core::KernelSource::git;
+    EXPECT_EQ(boot().machine, core::Machine::q35);
+    bench.scenario.kernels.resize(1);
+    EXPECT_EQ(boot().machine, core::Machine::microvm);
+
     std::ofstream(bench.kernel.modules_dir / "modules.dep")
         << "kernel/drivers/virtio/virtio_pci.ko:\n";
     EXPECT_EQ(boot().machine, core::Machine::q35);

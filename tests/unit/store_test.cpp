@@ -1078,11 +1078,14 @@ TEST(StoreAggregates, EverySampleCountsInItsCellAndAMigrationFillsTheSameFromThe
     }
     sqlite3* handle = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &handle), SQLITE_OK);
-    EXPECT_EQ(sqlite3_exec(handle,
-                           "DROP TABLE cell_outcomes; DROP TABLE cell_values; "
-                           "ALTER TABLE samples DROP COLUMN outputs; PRAGMA user_version = 9",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK)
+    EXPECT_EQ(
+        sqlite3_exec(
+            handle,
+            "DROP TABLE cell_outcomes; DROP TABLE cell_values; "
+            "ALTER TABLE samples DROP COLUMN outputs; ALTER TABLE samples DROP COLUMN machine; "
+            "PRAGMA user_version = 9",
+            nullptr, nullptr, nullptr),
+        SQLITE_OK)
         << sqlite3_errmsg(handle);
     sqlite3_close(handle);
     auto migrated = open_ok(path);

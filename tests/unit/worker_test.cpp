@@ -86,6 +86,7 @@ TEST(worker, a_record_written_before_cpus_reads) {
     ASSERT_TRUE(back) << back.error().message;
     EXPECT_EQ(back->outcome, core::Outcome::ok);
     EXPECT_EQ(back->cpus, "");
+    EXPECT_EQ(back->machine, "");
     EXPECT_FALSE(back->msize_negotiated);
     EXPECT_EQ(back->guest_seconds, 1.5);
     ASSERT_EQ(back->lines.size(), 1u);
