@@ -56,8 +56,8 @@ bool steady_tsc(const std::string& cpuinfo) {
     for (std::string line; std::getline(in, line);) {
         if (!util::starts_with(line, "flags"))
             continue;
-        std::istringstream words(
-            line.substr(line.find(':') == std::string::npos ? line.size() : line.find(':') + 1));
+        const size_t colon = line.find(':');
+        std::istringstream words(colon == std::string::npos ? "" : line.substr(colon + 1));
         bool constant = false, nonstop = false;
         for (std::string word; words >> word;) {
             constant = constant || word == "constant_tsc";

@@ -14,8 +14,7 @@
 namespace rig::run {
 
 // The kernel command line a rig guest boots with on `machine` under `accel`.
-std::string guest_cmdline(core::Machine machine = core::Machine::q35,
-                          core::Accelerator accel = core::Accelerator::tcg);
+std::string guest_cmdline(core::Machine machine, core::Accelerator accel);
 
 // The machine a sample's guest boots on: microvm where the scenario does not pin q35 and
 // has only Debian kernels, the backend boots it and the kernel finds its devices, and under TCG

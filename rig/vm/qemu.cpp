@@ -52,10 +52,6 @@ std::string escape_fuse_option(const std::string& value) {
     return out;
 }
 
-} // namespace
-
-namespace {
-
 // The machine and the names of its devices: microvm has no PCI, so its virtio devices sit on
 // virtio-mmio (which the kernel finds through microvm's ACPI tables), its pvpanic is the ISA
 // one, and its second serial port is added by hand (microvm makes only the first).

@@ -114,7 +114,7 @@ TEST(RunSample, FinishedWorkloadIsOk) {
     const vm::GuestSpec& spec = hypervisor.started().front();
     EXPECT_EQ(spec.name, "rig-0123456789ab-0");
     EXPECT_EQ(spec.kernel, bench.kernel.boot_image);
-    EXPECT_EQ(spec.cmdline, run::guest_cmdline());
+    EXPECT_EQ(spec.cmdline, run::guest_cmdline(core::Machine::q35, core::Accelerator::tcg));
     // The fake backend boots q35 only, whatever the kernel.
     EXPECT_EQ(spec.machine, core::Machine::q35);
     EXPECT_EQ(hypervisor.destroyed(), 0); // it powered off by itself
@@ -182,7 +182,7 @@ TEST(RunSample, ADebianKernelBootsMicrovmWhereTheBackendDoes) {
     bench.scenario.guest.machine = core::Machine::q35;
     spec = boot();
     EXPECT_EQ(spec.machine, core::Machine::q35);
-    EXPECT_EQ(spec.cmdline, run::guest_cmdline());
+    EXPECT_EQ(spec.cmdline, run::guest_cmdline(core::Machine::q35, core::Accelerator::tcg));
     EXPECT_TRUE(has(initrd(), "MODULES=/etc/rig/modules-9p\n"));
 
     bench.scenario.guest.machine.reset();
